@@ -1,0 +1,41 @@
+// What the actor machinery needs to know about one kind of actor: its decider, how its state is
+// snapshotted, which unique claims its records hold, and how its committed events reach readers.
+import type { Decider } from '../domain/decider.ts';
+import type { Rejected } from '../domain/rejection.ts';
+
+/** A claim on a unique key, and the refusal to give when someone else holds it. */
+export interface Claim {
+  key: string;
+  refusal: () => Rejected;
+}
+
+export interface SnapshotCodec<State> {
+  /**
+   * The snapshot value of `state`, plus large immutable parts not yet stored (`storedParts` lists
+   * those earlier snapshots wrote) and parts no longer referenced.
+   */
+  encode(state: State, storedParts: ReadonlySet<string>): {
+    value: unknown;
+    newParts: [id: string, value: unknown][];
+    staleParts: string[];
+  };
+  decode(value: unknown, readPart: (id: string) => unknown): { state: State; storedParts: Set<string> };
+}
+
+export interface ActorKind<State, Command, Event> {
+  readonly name: string;
+  readonly decider: Decider<State, Command, Event>;
+  readonly codec: SnapshotCodec<State>;
+  /** The unique keys a state holds. */
+  claimsOf(state: State): Claim[];
+  /** The unique keys the state would hold after `events`, computed without applying them. */
+  claimsAfter(state: State, events: readonly Event[]): Claim[];
+}
+
+/** Codec for states that are plain data apart from Maps, which are stored as entry lists. */
+export function plainCodec<State>(toPlain: (state: State) => unknown, fromPlain: (value: unknown) => State): SnapshotCodec<State> {
+  return {
+    encode: (state) => ({ value: toPlain(state), newParts: [], staleParts: [] }),
+    decode: (value) => ({ state: fromPlain(value), storedParts: new Set() }),
+  };
+}

@@ -1,0 +1,141 @@
+// The four kinds of actor: identity (one for the service), project, agent and job (one each).
+import { agentDecider, type AgentCommand, type AgentEvent, type AgentState } from '../domain/agent.ts';
+import { identityDecider, type IdentityCommand, type IdentityEvent, type IdentityState } from '../domain/identity.ts';
+import { jobDecider, type JobCommand, type JobEvent, type JobState } from '../domain/job.ts';
+import { projectDecider, type ProjectCommand, type ProjectEvent, type ProjectState } from '../domain/project.ts';
+import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
+import { invalid } from '../domain/rejection.ts';
+import { plainCodec, type ActorKind, type Claim, type SnapshotCodec } from './kind.ts';
+
+export type IdentityKind = ActorKind<IdentityState, IdentityCommand, IdentityEvent>;
+export type ProjectKind = ActorKind<ProjectState, ProjectCommand, ProjectEvent>;
+export type AgentKind = ActorKind<AgentState, AgentCommand, AgentEvent>;
+export type JobKind = ActorKind<JobState, JobCommand, JobEvent>;
+
+/** The single identity stream's id. */
+export const identityStreamId = 'service';
+
+export const identityKind: IdentityKind = {
+  name: 'identity',
+  decider: identityDecider,
+  codec: plainCodec(
+    (state) => ({
+      users: [...state.users.values()],
+      lastUserId: state.lastUserId,
+      apiKeys: [...state.apiKeys.values()],
+      usedRefreshTokens: [...state.usedRefreshTokens],
+    }),
+    (value) => {
+      const plain = value as { users: User[]; lastUserId: number; apiKeys: ApiKey[]; usedRefreshTokens: [string, number][] };
+      const state = identityDecider.initialState();
+      for (const user of plain.users) {
+        state.users.set(user.id, user);
+        state.userIdsByEmail.set(user.email, user.id);
+      }
+      for (const apiKey of plain.apiKeys) {
+        state.apiKeys.set(apiKey.id, apiKey);
+        state.apiKeyCountByUser.set(apiKey.user, (state.apiKeyCountByUser.get(apiKey.user) ?? 0) + 1);
+      }
+      state.lastUserId = plain.lastUserId;
+      state.usedRefreshTokens = new Map(plain.usedRefreshTokens);
+      return state;
+    },
+  ),
+  claimsOf: () => [],
+  claimsAfter: () => [],
+};
+
+const projectSlugClaim = (project: Project): Claim => ({
+  key: `project-slug:${project.slug}`,
+  refusal: () => invalid({ slug: ['project with this slug already exists.'] }),
+});
+
+export const projectKind: ProjectKind = {
+  name: 'project',
+  decider: projectDecider,
+  codec: plainCodec(
+    (state) => ({ project: state.project, memberships: [...state.memberships.values()] }),
+    (value) => {
+      const plain = value as { project: Project | null; memberships: Membership[] };
+      const state = projectDecider.initialState();
+      state.project = plain.project;
+      for (const membership of plain.memberships) {
+        state.memberships.set(membership.id, membership);
+        state.membershipIdsByUser.set(membership.user, membership.id);
+      }
+      return state;
+    },
+  ),
+  claimsOf: (state) => (state.project ? [projectSlugClaim(state.project)] : []),
+  claimsAfter(state, events) {
+    let project = state.project;
+    for (const event of events) project = event.type === 'ProjectDeleted' ? null : 'project' in event ? event.project : project;
+    return project ? [projectSlugClaim(project)] : [];
+  },
+};
+
+/** A live agent holds its slug within its project; a deleted one frees it. */
+const agentSlugClaims = (agent: Agent | null): Claim[] =>
+  agent && !agent.is_deleted
+    ? [{
+        key: `agent-slug:${agent.project}:${agent.slug}`,
+        refusal: () => invalid({ non_field_errors: ['The fields project, slug must make a unique set.'] }),
+      }]
+    : [];
+
+/**
+ * Agent snapshots keep datasets without their datapoints; each dataset's datapoints are a part,
+ * written once by the first snapshot that sees the dataset (datasets never change).
+ */
+const agentCodec: SnapshotCodec<AgentState> = {
+  encode(state, storedParts) {
+    const datasets: Omit<Dataset, 'datapoints'>[] = [];
+    const newParts: [string, unknown][] = [];
+    for (const dataset of state.datasets.values()) {
+      const { datapoints, ...meta } = dataset;
+      datasets.push(meta);
+      if (!storedParts.has(dataset.id)) newParts.push([dataset.id, datapoints]);
+    }
+    const staleParts = [...storedParts].filter((id) => !state.datasets.has(id));
+    return { value: { agent: state.agent, datasets, lastVersion: state.lastVersion }, newParts, staleParts };
+  },
+  decode(value, readPart) {
+    const plain = value as { agent: Agent | null; datasets: Omit<Dataset, 'datapoints'>[]; lastVersion: number };
+    const state = agentDecider.initialState();
+    state.agent = plain.agent;
+    state.lastVersion = plain.lastVersion;
+    for (const meta of plain.datasets) {
+      state.datasets.set(meta.id, { ...meta, datapoints: readPart(meta.id) as Datapoint[] });
+    }
+    return { state, storedParts: new Set(state.datasets.keys()) };
+  },
+};
+
+export const agentKind: AgentKind = {
+  name: 'agent',
+  decider: agentDecider,
+  codec: agentCodec,
+  claimsOf: (state) => agentSlugClaims(state.agent),
+  claimsAfter(state, events) {
+    let agent = state.agent;
+    for (const event of events) if ('agent' in event) agent = event.agent;
+    return agentSlugClaims(agent);
+  },
+};
+
+export const jobKind: JobKind = {
+  name: 'job',
+  decider: jobDecider,
+  codec: plainCodec(
+    (state) => ({ job: state.job, iterations: [...state.iterations.values()] }),
+    (value) => {
+      const plain = value as { job: Job | null; iterations: JobIteration[] };
+      const state = jobDecider.initialState();
+      state.job = plain.job;
+      for (const iteration of plain.iterations) state.iterations.set(iteration.id, iteration);
+      return state;
+    },
+  ),
+  claimsOf: () => [],
+  claimsAfter: () => [],
+};

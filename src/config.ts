@@ -1,0 +1,157 @@
+// Configuration from the environment, frozen once at boot. Every limit the service enforces is
+// named here (qualifier last: `pageSizeMax`), so that the README's limits table has one source.
+
+export type StorageKind = 'lmdb' | 'memory';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Limits {
+  /** Bytes of a JSON request body on ordinary routes. */
+  bodyBytesMax: number;
+  /** Bytes of a JSON request body on POST /api/datasets/ (100,000 datapoints must fit). */
+  datasetBodyBytesMax: number;
+  /** Bytes of an OTLP export request, after decompression. */
+  traceBodyBytesMax: number;
+  /** Spans in one OTLP export request. */
+  spanBatchMax: number;
+  /** Datapoints in one dataset. */
+  datapointsPerDatasetMax: number;
+  pageSizeDefault: number;
+  pageSizeMax: number;
+  /** Highest page number a list accepts; beyond it the answer is "Invalid page.". */
+  pageNumberMax: number;
+  /** Whitespace/comma-separated terms honoured in one `search`. */
+  searchTermsMax: number;
+  /** Fields honoured in one `ordering`. */
+  orderingFieldsMax: number;
+  /** Characters of a query string value that is matched or parsed. */
+  queryValueCharsMax: number;
+  /** Messages waiting in one actor's mailbox before it answers 503. */
+  mailboxDepthMax: number;
+  /** Messages decided together and written in one LMDB commit by one actor. */
+  commitBatchMax: number;
+  /** Journal entries of one actor between two snapshots of it. */
+  snapshotEvery: number;
+  /** API keys one user may hold (active or not). */
+  apiKeysPerUserMax: number;
+  /** Members of one project. */
+  membershipsPerProjectMax: number;
+  /** Failed logins per email (and per client address) in the window before 429. */
+  loginFailuresMax: number;
+  loginFailureWindowSeconds: number;
+  /** Verified access tokens remembered, so a hot token is not re-verified on every call. */
+  tokenCacheEntriesMax: number;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  storage: StorageKind;
+  /** JWT signing secret; when absent one is generated and kept in the store. */
+  secretKey: string | undefined;
+  logLevel: LogLevel;
+  /** Days spans are kept; undefined keeps them forever. */
+  traceRetentionDays: number | undefined;
+  /** scrypt cost parameter N (a power of two). */
+  passwordHashCost: number;
+  /** Seconds an in-flight request may take to finish during a graceful stop. */
+  shutdownGraceSeconds: number;
+  limits: Limits;
+}
+
+export const defaultLimits: Readonly<Limits> = Object.freeze({
+  bodyBytesMax: 2 * 1024 * 1024,
+  datasetBodyBytesMax: 128 * 1024 * 1024,
+  traceBodyBytesMax: 32 * 1024 * 1024,
+  spanBatchMax: 10_000,
+  datapointsPerDatasetMax: 100_000,
+  pageSizeDefault: 25,
+  pageSizeMax: 100,
+  pageNumberMax: 1_000_000,
+  searchTermsMax: 16,
+  orderingFieldsMax: 8,
+  queryValueCharsMax: 1024,
+  mailboxDepthMax: 1024,
+  commitBatchMax: 256,
+  snapshotEvery: 256,
+  apiKeysPerUserMax: 100,
+  membershipsPerProjectMax: 1000,
+  loginFailuresMax: 5,
+  loginFailureWindowSeconds: 900,
+  tokenCacheEntriesMax: 10_000,
+});
+
+/** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */
+export function limitEnvName(name: keyof Limits): string {
+  return 'LIMIT_' + name.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const limits = { ...defaultLimits };
+  for (const name of Object.keys(defaultLimits) as (keyof Limits)[]) {
+    const raw = env[limitEnvName(name)];
+    if (raw !== undefined && raw !== '') limits[name] = positiveInteger(limitEnvName(name), raw);
+  }
+  if (limits.pageSizeDefault > limits.pageSizeMax) {
+    throw new ConfigError('LIMIT_PAGE_SIZE_DEFAULT must not exceed LIMIT_PAGE_SIZE_MAX');
+  }
+  const storage = env.STORAGE ?? 'lmdb';
+  if (storage !== 'lmdb' && storage !== 'memory') {
+    throw new ConfigError(`STORAGE must be "lmdb" or "memory", not "${storage}"`);
+  }
+  const logLevel = (env.LOG_LEVEL ?? 'info') as LogLevel;
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL "${logLevel}" is not a pino level`);
+  }
+  const retention = env.TRACE_RETENTION_DAYS;
+  return Object.freeze({
+    host: env.HOST || '127.0.0.1',
+    port: env.PORT ? portNumber(env.PORT) : 8000,
+    dataDir: env.DATA_DIR || './data',
+    storage,
+    secretKey: env.SECRET_KEY || undefined,
+    logLevel,
+    traceRetentionDays: retention ? positiveInteger('TRACE_RETENTION_DAYS', retention) : undefined,
+    passwordHashCost: env.PASSWORD_HASH_COST ? powerOfTwo(env.PASSWORD_HASH_COST) : 16384,
+    shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS
+      ? positiveInteger('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS)
+      : 10,
+    limits: Object.freeze(limits),
+  });
+}
+
+/** A config for embedding and tests: defaults, with any field (or limit) overridden. */
+export function configWith(overrides: Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits> } = {}): Config {
+  const base = loadConfig({});
+  return Object.freeze({
+    ...base,
+    ...overrides,
+    limits: Object.freeze({ ...base.limits, ...overrides.limits }),
+  });
+}
+
+function positiveInteger(name: string, raw: string): number {
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new ConfigError(`${name} must be a positive integer, not "${raw}"`);
+  }
+  return value;
+}
+
+function portNumber(raw: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, not "${raw}"`);
+  }
+  return value;
+}
+
+function powerOfTwo(raw: string): number {
+  const value = positiveInteger('PASSWORD_HASH_COST', raw);
+  if ((value & (value - 1)) !== 0 || value < 2) {
+    throw new ConfigError(`PASSWORD_HASH_COST must be a power of two, not "${raw}"`);
+  }
+  return value;
+}

@@ -1,0 +1,88 @@
+// A project and its memberships: one stream per project.
+import type { Decider } from './decider.ts';
+import type { Membership, Project, Timestamp } from './records.ts';
+import { forbidden, invalid, notFound } from './rejection.ts';
+
+export interface ProjectState {
+  project: Project | null;
+  memberships: Map<string, Membership>;
+  membershipIdsByUser: Map<number, string>;
+  gone: boolean;
+}
+
+export type ProjectChanges = Partial<Pick<Project, 'name' | 'slug' | 'description' | 'is_active' | 'settings'>>;
+
+export type ProjectCommand =
+  | { type: 'CreateProject'; project: Project; creator: Membership }
+  | { type: 'UpdateProject'; changes: ProjectChanges; now: Timestamp }
+  | { type: 'DeleteProject' }
+  | { type: 'AddMember'; membership: Membership; membershipsMax: number }
+  | { type: 'RemoveMember'; id: string; requestedBy: number };
+
+export type ProjectEvent =
+  | { type: 'ProjectCreated'; project: Project }
+  | { type: 'ProjectUpdated'; project: Project }
+  | { type: 'ProjectDeleted'; project: Project }
+  | { type: 'MembershipAdded'; membership: Membership }
+  | { type: 'MembershipRemoved'; membership: Membership };
+
+export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = {
+  initialState: () => ({ project: null, memberships: new Map(), membershipIdsByUser: new Map(), gone: false }),
+
+  decide(state, command) {
+    if (command.type === 'CreateProject') {
+      if (state.project || state.gone) throw new Error('a project stream is created once');
+      return [
+        { type: 'ProjectCreated', project: command.project },
+        { type: 'MembershipAdded', membership: command.creator },
+      ];
+    }
+    const project = state.project;
+    if (!project) throw notFound();
+    switch (command.type) {
+      case 'UpdateProject':
+        return [{ type: 'ProjectUpdated', project: { ...project, ...command.changes, updated_at: command.now } }];
+      case 'DeleteProject':
+        return [{ type: 'ProjectDeleted', project }];
+      case 'AddMember': {
+        if (state.membershipIdsByUser.has(command.membership.user)) return [];
+        if (state.memberships.size >= command.membershipsMax) {
+          throw invalid({ non_field_errors: [`A project may have at most ${command.membershipsMax} members.`] });
+        }
+        return [{ type: 'MembershipAdded', membership: command.membership }];
+      }
+      case 'RemoveMember': {
+        const membership = state.memberships.get(command.id);
+        if (!membership) throw notFound();
+        if (membership.user === command.requestedBy) {
+          throw forbidden('You cannot remove yourself from a project.');
+        }
+        return [{ type: 'MembershipRemoved', membership }];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ProjectCreated':
+      case 'ProjectUpdated':
+        state.project = event.project;
+        break;
+      case 'ProjectDeleted':
+        state.project = null;
+        state.gone = true;
+        break;
+      case 'MembershipAdded':
+        state.memberships.set(event.membership.id, event.membership);
+        state.membershipIdsByUser.set(event.membership.user, event.membership.id);
+        break;
+      case 'MembershipRemoved':
+        state.memberships.delete(event.membership.id);
+        state.membershipIdsByUser.delete(event.membership.user);
+        break;
+    }
+    return state;
+  },
+
+  isGone: (state) => state.gone,
+};

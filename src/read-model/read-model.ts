@@ -1,0 +1,236 @@
+// The committed state every reader sees: immutable records in indexed collections, changed only
+// by committed events (or built in bulk from recovered actor states). A record here is never
+// ahead of what the store holds.
+import type { AgentEvent, AgentState } from '../domain/agent.ts';
+import type { IdentityEvent, IdentityState } from '../domain/identity.ts';
+import type { JobEvent, JobState } from '../domain/job.ts';
+import type { ProjectEvent, ProjectState } from '../domain/project.ts';
+import type { Agent, ApiKey, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
+import { Collection } from '../query/collection.ts';
+
+const newestFirst = [{ field: 'created_at', descending: true }] as const;
+
+export class ReadModel {
+  readonly users = new Map<number, User>();
+  readonly userIdsByEmail = new Map<string, number>();
+  readonly apiKeys = new Map<string, ApiKey>();
+  readonly apiKeysByPrefix = new Map<string, ApiKey[]>();
+  /** user -> project -> membership: what each user may see. */
+  readonly membershipsByUser = new Map<number, Map<string, Membership>>();
+
+  readonly projects = new Collection<Project>({
+    partitionOf: (project) => project.id,
+    defaultOrdering: [{ field: 'name', descending: false }],
+    indexedFields: ['slug'],
+  });
+  readonly memberships = new Collection<Membership>({
+    partitionOf: (membership) => membership.project,
+    defaultOrdering: [{ field: 'created_at', descending: false }],
+    indexedFields: ['user'],
+  });
+  readonly agents = new Collection<Agent>({
+    partitionOf: (agent) => agent.project,
+    defaultOrdering: newestFirst,
+    indexedFields: ['slug', 'name', 'status', 'model'],
+  });
+  readonly datasets = new Collection<Dataset>({
+    partitionOf: (dataset) => dataset.project,
+    defaultOrdering: newestFirst,
+    indexedFields: ['agent', 'version', 'name', 'source', 'generator_model'],
+  });
+  readonly jobs = new Collection<Job>({
+    partitionOf: (job) => job.project,
+    defaultOrdering: newestFirst,
+    indexedFields: ['status', 'job_type', 'agent', 'analyzer_model', 'data_source', 'prompt_slug'],
+  });
+  readonly iterations = new Collection<JobIteration>({
+    partitionOf: (iteration) => iteration.project,
+    defaultOrdering: [
+      { field: 'order', descending: false },
+      { field: 'created_at', descending: false },
+    ],
+    indexedFields: ['job', 'status', 'iteration_name'],
+  });
+
+  /** The projects a user belongs to. */
+  projectsOf(userId: number): Iterable<string> {
+    return this.membershipsByUser.get(userId)?.keys() ?? [];
+  }
+
+  isMember(userId: number, projectId: string): boolean {
+    return this.membershipsByUser.get(userId)?.has(projectId) ?? false;
+  }
+
+  /** A job's iterations in their order (order, then created_at). */
+  iterationsOf(job: Job): JobIteration[] {
+    return this.iterations.partition(job.project)?.byField.get('job')?.get(job.id)?.toArray() ?? [];
+  }
+
+  applyIdentity(events: readonly IdentityEvent[]): void {
+    for (const event of events) {
+      switch (event.type) {
+        case 'UserRegistered':
+          this.users.set(event.user.id, event.user);
+          this.userIdsByEmail.set(event.user.email, event.user.id);
+          break;
+        case 'ApiKeyCreated':
+        case 'ApiKeyRevoked':
+        case 'ApiKeyUsed':
+          this.putApiKey(event.apiKey);
+          break;
+        case 'ProjectApiKeysDeleted':
+          for (const id of event.ids) this.deleteApiKey(id);
+          break;
+        case 'RefreshTokenUsed':
+          break;
+      }
+    }
+  }
+
+  applyProject(events: readonly ProjectEvent[]): void {
+    for (const event of events) {
+      switch (event.type) {
+        case 'ProjectCreated':
+        case 'ProjectUpdated':
+          this.projects.put(event.project);
+          break;
+        case 'ProjectDeleted':
+          this.forgetProject(event.project.id);
+          break;
+        case 'MembershipAdded':
+          this.putMembership(event.membership);
+          break;
+        case 'MembershipRemoved':
+          this.memberships.delete(event.membership.id);
+          this.membershipsByUser.get(event.membership.user)?.delete(event.membership.project);
+          break;
+      }
+    }
+  }
+
+  applyAgent(events: readonly AgentEvent[]): void {
+    for (const event of events) {
+      switch (event.type) {
+        case 'AgentCreated':
+        case 'AgentUpdated':
+          if (event.agent.is_deleted) this.agents.delete(event.agent.id);
+          else this.agents.put(event.agent);
+          break;
+        case 'DatasetCreated':
+          this.datasets.put(event.dataset);
+          break;
+        case 'DatasetDeleted':
+          this.datasets.delete(event.dataset.id);
+          break;
+        case 'DatasetMoved': {
+          const dataset = this.datasets.get(event.id);
+          if (dataset) this.datasets.put({ ...dataset, project: event.project });
+          break;
+        }
+      }
+    }
+  }
+
+  applyJob(events: readonly JobEvent[]): void {
+    for (const event of events) {
+      switch (event.type) {
+        case 'JobCreated':
+        case 'JobUpdated':
+          this.jobs.put(event.job);
+          break;
+        case 'JobDeleted':
+          for (const iteration of this.iterationsOf(event.job)) this.iterations.delete(iteration.id);
+          this.jobs.delete(event.job.id);
+          break;
+        case 'IterationAdded':
+        case 'IterationUpdated':
+          this.iterations.put(event.iteration);
+          break;
+        case 'IterationRemoved':
+          this.iterations.delete(event.iteration.id);
+          break;
+      }
+    }
+  }
+
+  /** Drops every record of a deleted project (its streams were dropped in the same commit). */
+  forgetProject(projectId: string): void {
+    this.projects.delete(projectId);
+    this.memberships.deletePartition(projectId);
+    this.agents.deletePartition(projectId);
+    this.datasets.deletePartition(projectId);
+    this.jobs.deletePartition(projectId);
+    this.iterations.deletePartition(projectId);
+    for (const memberships of this.membershipsByUser.values()) memberships.delete(projectId);
+    for (const apiKey of [...this.apiKeys.values()]) if (apiKey.project === projectId) this.deleteApiKey(apiKey.id);
+  }
+
+  /** Builds everything from recovered actor states in bulk (one sort per index). */
+  load(states: {
+    identity: IdentityState;
+    projects: Iterable<ProjectState>;
+    agents: Iterable<AgentState>;
+    jobs: Iterable<JobState>;
+  }): void {
+    for (const user of states.identity.users.values()) {
+      this.users.set(user.id, user);
+      this.userIdsByEmail.set(user.email, user.id);
+    }
+    for (const apiKey of states.identity.apiKeys.values()) this.putApiKey(apiKey);
+    const projects: Project[] = [];
+    const memberships: Membership[] = [];
+    for (const state of states.projects) {
+      if (!state.project) continue;
+      projects.push(state.project);
+      for (const membership of state.memberships.values()) memberships.push(membership);
+    }
+    this.projects.load(projects);
+    this.memberships.load(memberships);
+    for (const membership of memberships) this.indexMembershipByUser(membership);
+    const agents: Agent[] = [];
+    const datasets: Dataset[] = [];
+    for (const state of states.agents) {
+      if (state.agent && !state.agent.is_deleted) agents.push(state.agent);
+      for (const dataset of state.datasets.values()) datasets.push(dataset);
+    }
+    this.agents.load(agents);
+    this.datasets.load(datasets);
+    const jobs: Job[] = [];
+    const iterations: JobIteration[] = [];
+    for (const state of states.jobs) {
+      if (!state.job) continue;
+      jobs.push(state.job);
+      for (const iteration of state.iterations.values()) iterations.push(iteration);
+    }
+    this.jobs.load(jobs);
+    this.iterations.load(iterations);
+  }
+
+  private putMembership(membership: Membership): void {
+    this.memberships.put(membership);
+    this.indexMembershipByUser(membership);
+  }
+
+  private indexMembershipByUser(membership: Membership): void {
+    let byProject = this.membershipsByUser.get(membership.user);
+    if (!byProject) this.membershipsByUser.set(membership.user, (byProject = new Map()));
+    byProject.set(membership.project, membership);
+  }
+
+  private putApiKey(apiKey: ApiKey): void {
+    this.deleteApiKey(apiKey.id);
+    this.apiKeys.set(apiKey.id, apiKey);
+    const siblings = this.apiKeysByPrefix.get(apiKey.prefix);
+    if (siblings) siblings.push(apiKey);
+    else this.apiKeysByPrefix.set(apiKey.prefix, [apiKey]);
+  }
+
+  private deleteApiKey(id: string): void {
+    const previous = this.apiKeys.get(id);
+    if (!previous) return;
+    this.apiKeys.delete(id);
+    const siblings = this.apiKeysByPrefix.get(previous.prefix)?.filter((key) => key.id !== id) ?? [];
+    if (siblings.length > 0) this.apiKeysByPrefix.set(previous.prefix, siblings);
+    else this.apiKeysByPrefix.delete(previous.prefix);
+  }
+}

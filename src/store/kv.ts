@@ -1,0 +1,74 @@
+// The one storage interface: named ordered key-value databases with atomic, durable write
+// transactions. LMDB implements it on disk and MemoryKv in memory, so the journal, snapshots and
+// span store are written once and run identically in both modes.
+
+/** Keys are tuples of strings and non-negative integers, ordered element by element. */
+export type KeyPart = string | number;
+export type Key = readonly KeyPart[];
+
+export interface RangeOptions {
+  /** Inclusive lower bound. */
+  start?: Key;
+  /** Exclusive upper bound. */
+  end?: Key;
+  reverse?: boolean;
+  limit?: number;
+}
+
+export interface Entry<V = unknown> {
+  key: Key;
+  value: V;
+}
+
+export interface KvDb {
+  get<V>(key: Key): V | undefined;
+  range<V>(options: RangeOptions): Iterable<Entry<V>>;
+  keys(options: RangeOptions): Iterable<Key>;
+}
+
+/** One change in a write: a put when `value` is present, otherwise a removal. */
+export interface KvOp {
+  db: KvDb;
+  key: Key;
+  value?: unknown;
+}
+
+export interface KvStats {
+  /** Bytes the store occupies (0 in memory). */
+  bytes: number;
+}
+
+export interface Kv {
+  readonly kind: 'lmdb' | 'memory';
+  db(name: string): KvDb;
+  /**
+   * Applies every op in one transaction, all or nothing, and resolves once it is durable.
+   * It is the only way anything is written.
+   */
+  write(ops: readonly KvOp[]): Promise<void>;
+  stats(): KvStats;
+  /** A consistent copy of the whole store into `path` (LMDB only). */
+  backup(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The smallest key greater than every key that starts with `prefix`. */
+export function prefixEnd(prefix: Key): Key {
+  // Strings sort after numbers and '\uffff' after every character we store, so appending it
+  // bounds every key that extends the prefix.
+  return [...prefix, '\uffff'];
+}
+
+/** Element-wise order: numbers before strings, numbers numerically, strings by code unit. */
+export function compareKeys(a: Key, b: Key): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x === y) continue;
+    const xNumber = typeof x === 'number';
+    if (xNumber !== (typeof y === 'number')) return xNumber ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}

@@ -1,0 +1,90 @@
+// The on-disk Kv: one LMDB environment, msgpack values with shared record structures (smaller
+// values, much faster decoding at recovery), every write through `transaction()` so that writes
+// keep their order, and synced commits so that a resolved write is durable.
+import { mkdirSync } from 'node:fs';
+import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
+import type { Entry, Key, Kv, KvDb, KvOp, RangeOptions } from './kv.ts';
+
+/** lmdb returns a one-element key as the bare element; the Kv contract is always a tuple. */
+function asTuple(key: unknown): Key {
+  return Array.isArray(key) ? key : [key as string | number];
+}
+
+class LmdbDb implements KvDb {
+  constructor(readonly handle: Database) {}
+
+  get<V>(key: Key): V | undefined {
+    return this.handle.get(key as LmdbKey) as V | undefined;
+  }
+
+  // msgpackr keeps its shared record structures under a Symbol key in the same database; it is
+  // lmdb's bookkeeping, not ours, so ranges skip it.
+  *range<V>(options: RangeOptions): Iterable<Entry<V>> {
+    for (const { key, value } of this.handle.getRange(toLmdbRange(options))) {
+      if (typeof key !== 'symbol') yield { key: asTuple(key), value: value as V };
+    }
+  }
+
+  *keys(options: RangeOptions): Iterable<Key> {
+    for (const key of this.handle.getKeys(toLmdbRange(options))) if (typeof key !== 'symbol') yield asTuple(key);
+  }
+}
+
+function toLmdbRange(options: RangeOptions) {
+  return {
+    start: options.start as LmdbKey | undefined,
+    end: options.end as LmdbKey | undefined,
+    reverse: options.reverse,
+    limit: options.limit,
+  };
+}
+
+export class LmdbKv implements Kv {
+  readonly kind = 'lmdb' as const;
+  private readonly env: RootDatabase;
+  private readonly dbs = new Map<string, LmdbDb>();
+
+  constructor(readonly path: string) {
+    mkdirSync(path, { recursive: true });
+    this.env = open({
+      path,
+      maxDbs: 32,
+      // Resolve writes only after the commit is synced: an acknowledged write is durable.
+      overlappingSync: false,
+    });
+  }
+
+  db(name: string): KvDb {
+    let db = this.dbs.get(name);
+    if (!db) {
+      db = new LmdbDb(
+        this.env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') }),
+      );
+      this.dbs.set(name, db);
+    }
+    return db;
+  }
+
+  async write(ops: readonly KvOp[]): Promise<void> {
+    await this.env.transaction(() => {
+      for (const op of ops) {
+        const handle = (op.db as LmdbDb).handle;
+        if (op.value === undefined) handle.remove(op.key as LmdbKey);
+        else handle.put(op.key as LmdbKey, op.value);
+      }
+    });
+  }
+
+  stats() {
+    const stats = this.env.getStats() as { pageSize: number; treeBranchPageCount?: number; lastPageNumber?: number };
+    return { bytes: (stats.lastPageNumber ?? 0) * stats.pageSize };
+  }
+
+  async backup(path: string): Promise<void> {
+    await this.env.backup(path, true);
+  }
+
+  async close(): Promise<void> {
+    await this.env.close();
+  }
+}
