@@ -35,9 +35,15 @@ export interface Limits {
   apiKeysPerUserMax: number;
   /** Members of one project. */
   membershipsPerProjectMax: number;
-  /** Failed logins per email (and per client address) in the window before 429. */
+  /** Nesting depth of a JSON request body (objects and arrays). */
+  jsonDepthMax: number;
+  /** Failed logins for one email in the window before further attempts get 429. */
   loginFailuresMax: number;
+  /** Failed logins from one client address in the window before further attempts get 429. */
+  loginFailuresPerAddressMax: number;
   loginFailureWindowSeconds: number;
+  /** Emails and addresses the login throttle remembers. */
+  loginThrottleKeysMax: number;
   /** Verified access tokens remembered, so a hot token is not re-verified on every call. */
   tokenCacheEntriesMax: number;
 }
@@ -76,8 +82,11 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   snapshotEvery: 256,
   apiKeysPerUserMax: 100,
   membershipsPerProjectMax: 1000,
+  jsonDepthMax: 64,
   loginFailuresMax: 5,
+  loginFailuresPerAddressMax: 50,
   loginFailureWindowSeconds: 900,
+  loginThrottleKeysMax: 100_000,
   tokenCacheEntriesMax: 10_000,
 });
 

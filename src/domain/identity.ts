@@ -18,7 +18,8 @@ export type IdentityCommand =
   | { type: 'RegisterUser'; email: string; passwordHash: string; now: Timestamp }
   | { type: 'CreateApiKey'; apiKey: ApiKey; keysPerUserMax: number }
   | { type: 'RevokeApiKey'; id: string; user: number }
-  | { type: 'RecordApiKeyUse'; id: string; at: Timestamp }
+  /** Records a use at `at`, unless one at or after `unlessUsedSince` is already recorded. */
+  | { type: 'RecordApiKeyUse'; id: string; at: Timestamp; unlessUsedSince: Timestamp }
   | { type: 'RotateRefreshToken'; jti: string; expiresAt: number; nowSeconds: number }
   | { type: 'ForgetProject'; project: string };
 
@@ -70,7 +71,7 @@ export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEv
       }
       case 'RecordApiKeyUse': {
         const apiKey = state.apiKeys.get(command.id);
-        if (!apiKey) return [];
+        if (!apiKey || (apiKey.last_used_at !== null && apiKey.last_used_at >= command.unlessUsedSince)) return [];
         return [{ type: 'ApiKeyUsed', apiKey: { ...apiKey, last_used_at: command.at } }];
       }
       case 'RotateRefreshToken': {

@@ -19,7 +19,7 @@ export interface ApiKey {
   readonly id: Uuid;
   readonly user: number;
   readonly project: Uuid;
-  readonly name: string;
+  readonly name: string | null;
   readonly prefix: string;
   /** Hex SHA-256 of the whole key; the key itself is never stored. */
   readonly key_hash: string;

@@ -13,11 +13,15 @@ const newestFirst = [{ field: 'created_at', descending: true }] as const;
 export class ReadModel {
   readonly users = new Map<number, User>();
   readonly userIdsByEmail = new Map<string, number>();
-  readonly apiKeys = new Map<string, ApiKey>();
   readonly apiKeysByPrefix = new Map<string, ApiKey[]>();
   /** user -> project -> membership: what each user may see. */
   readonly membershipsByUser = new Map<number, Map<string, Membership>>();
 
+  readonly apiKeys = new Collection<ApiKey>({
+    partitionOf: (apiKey) => String(apiKey.user),
+    defaultOrdering: newestFirst,
+    indexedFields: ['project'],
+  });
   readonly projects = new Collection<Project>({
     partitionOf: (project) => project.id,
     defaultOrdering: [{ field: 'name', descending: false }],
@@ -219,7 +223,7 @@ export class ReadModel {
 
   private putApiKey(apiKey: ApiKey): void {
     this.deleteApiKey(apiKey.id);
-    this.apiKeys.set(apiKey.id, apiKey);
+    this.apiKeys.put(apiKey);
     const siblings = this.apiKeysByPrefix.get(apiKey.prefix);
     if (siblings) siblings.push(apiKey);
     else this.apiKeysByPrefix.set(apiKey.prefix, [apiKey]);

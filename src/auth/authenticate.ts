@@ -1,0 +1,74 @@
+// Who is calling: `Authorization: Bearer <jwt or key>`, `Authorization: Api-Key <key>` or
+// `X-Api-Key: <key>`. A user sees the projects they belong to; an API key sees only its own
+// project, and only while its owner still belongs to it.
+import type { ApiKey, User } from '../domain/records.ts';
+import { fail } from '../http/errors.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
+import { apiKeyMatches, hashApiKey, looksLikeApiKey } from './api-keys.ts';
+import { InvalidToken, type Tokens } from './tokens.ts';
+
+export interface Principal {
+  user: User;
+  apiKey: ApiKey | null;
+}
+
+export interface AuthenticatorDeps {
+  readModel: ReadModel;
+  tokens: Tokens;
+  nowMs(): number;
+  /** Called when a key is used, so that its last_used_at can be recorded (sparingly). */
+  keyUsed(apiKey: ApiKey): void;
+}
+
+export function credentialFrom(headers: { authorization?: string; 'x-api-key'?: string | string[] }): string | null {
+  const apiKeyHeader = headers['x-api-key'];
+  const direct = Array.isArray(apiKeyHeader) ? apiKeyHeader[0] : apiKeyHeader;
+  if (direct) return direct.trim();
+  const authorization = headers.authorization?.trim();
+  if (!authorization) return null;
+  const [scheme, value, ...rest] = authorization.split(/\s+/);
+  const known = scheme!.toLowerCase() === 'bearer' || scheme!.toLowerCase() === 'api-key';
+  if (!known) return null;
+  if (!value || rest.length > 0) {
+    throw fail.authenticationFailed('Authorization header must contain two space-delimited values', 'bad_authorization_header');
+  }
+  return value;
+}
+
+export class Authenticator {
+  constructor(private readonly deps: AuthenticatorDeps) {}
+
+  async authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<Principal> {
+    const credential = credentialFrom(headers);
+    if (credential === null) throw fail.notAuthenticated();
+    return looksLikeApiKey(credential) ? this.byApiKey(credential) : this.byToken(credential);
+  }
+
+  private async byToken(token: string): Promise<Principal> {
+    let userId: number;
+    try {
+      userId = (await this.deps.tokens.verify(token, 'access')).userId;
+    } catch (error) {
+      if (error instanceof InvalidToken) throw fail.authenticationFailed('Given token not valid for any token type', 'token_not_valid');
+      throw error;
+    }
+    const user = this.deps.readModel.users.get(userId);
+    if (!user) throw fail.authenticationFailed('User not found', 'user_not_found');
+    return { user, apiKey: null };
+  }
+
+  private byApiKey(key: string): Principal {
+    const { readModel } = this.deps;
+    const hash = hashApiKey(key);
+    const apiKey = readModel.apiKeysByPrefix.get(key.slice(0, 12))?.find((candidate) => apiKeyMatches(hash, candidate.key_hash));
+    if (!apiKey) throw fail.authenticationFailed('Invalid API key.');
+    if (!apiKey.is_active) throw fail.authenticationFailed('API key has been revoked.');
+    if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs()) {
+      throw fail.authenticationFailed('API key has expired.');
+    }
+    const user = readModel.users.get(apiKey.user);
+    if (!user) throw fail.authenticationFailed('Invalid API key.');
+    this.deps.keyUsed(apiKey);
+    return { user, apiKey };
+  }
+}

@@ -1,0 +1,35 @@
+// Everything a route handler may use, built once per service.
+import type { Logger } from 'pino';
+import type { Registry } from '../actors/registry.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { LoginThrottle } from '../auth/login-throttle.ts';
+import type { Tokens } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import type { ReadModel } from '../read-model/read-model.ts';
+import type { StoreHealth } from '../store/health.ts';
+import type { Kv } from '../store/kv.ts';
+import type { Validator } from '../validation/validator.ts';
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  nowMs(): number;
+}
+
+export interface Deps {
+  config: Config;
+  kv: Kv;
+  registry: Registry;
+  readModel: ReadModel;
+  validator: Validator;
+  tokens: Tokens;
+  authenticator: Authenticator;
+  loginThrottle: LoginThrottle;
+  health: StoreHealth;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The service's timestamp for "now": ISO 8601 in UTC with milliseconds. */
+export function timestamp(clock: Clock): string {
+  return new Date(clock.nowMs()).toISOString();
+}

@@ -1,0 +1,127 @@
+// The one error mapper. Whatever goes wrong becomes one of the JSON shapes of decisions.md §2;
+// Koa's own plain-text errors never reach a client, and a 500 carries only a reference that is
+// logged with the stack.
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { ActorUnavailable } from '../actors/actor.ts';
+import { ProjectClosed } from '../actors/project-gates.ts';
+import { Rejected, type FieldErrors } from '../domain/rejection.ts';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : `HTTP ${status}`);
+    this.name = 'ApiError';
+  }
+}
+
+const authenticateHeader = { 'WWW-Authenticate': 'Bearer realm="api"' };
+
+export const fail = {
+  validation: (fields: FieldErrors) => new ApiError(400, fields),
+  parse: (reason: string) => new ApiError(400, { detail: `JSON parse error - ${reason}`, code: 'parse_error' }),
+  badRequest: (detail: string) => new ApiError(400, { detail, code: 'invalid' }),
+  notAuthenticated: () =>
+    new ApiError(401, { detail: 'Authentication credentials were not provided.', code: 'not_authenticated' }, authenticateHeader),
+  authenticationFailed: (detail: string, code = 'authentication_failed') =>
+    new ApiError(401, { detail, code }, authenticateHeader),
+  forbidden: (detail: string) => new ApiError(403, { detail, code: 'permission_denied' }),
+  notFound: (detail = 'Not found.') => new ApiError(404, { detail, code: 'not_found' }),
+  methodNotAllowed: (method: string) =>
+    new ApiError(405, { detail: `Method "${method}" not allowed.`, code: 'method_not_allowed' }),
+  conflict: (detail: string) => new ApiError(409, { detail, code: 'conflict' }),
+  payloadTooLarge: (bytesMax: number) =>
+    new ApiError(413, { detail: `Request body is larger than ${bytesMax} bytes.`, code: 'payload_too_large' }),
+  unsupportedMediaType: (type: string) =>
+    new ApiError(415, { detail: `Unsupported media type "${type}" in request.`, code: 'unsupported_media_type' }),
+  throttled: (waitSeconds: number) =>
+    new ApiError(
+      429,
+      { detail: `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`, code: 'throttled' },
+      { 'Retry-After': String(waitSeconds) },
+    ),
+  unavailable: (detail: string, retryAfterSeconds: number) =>
+    new ApiError(503, { detail, code: 'unavailable' }, { 'Retry-After': String(retryAfterSeconds) }),
+};
+
+/** An error thrown by a body parser or Node itself (http-errors style). */
+interface StatusError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  type?: string;
+  message?: string;
+}
+
+/** Maps any thrown value to the API error a client should see; null for a genuine 500. */
+export function toApiError(error: unknown): ApiError | null {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Rejected) {
+    const rejection = error.rejection;
+    switch (rejection.kind) {
+      case 'invalid':
+        return fail.validation(rejection.fields);
+      case 'not_found':
+        return fail.notFound();
+      case 'forbidden':
+        return fail.forbidden(rejection.detail);
+      case 'conflict':
+        return fail.conflict(rejection.detail);
+    }
+  }
+  if (error instanceof ActorUnavailable) return fail.unavailable(error.message, error.retryAfterSeconds);
+  if (error instanceof ProjectClosed) return fail.notFound();
+  const status = (error as StatusError)?.status ?? (error as StatusError)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return fromClientStatus(error as StatusError, status);
+  return null;
+}
+
+function fromClientStatus(error: StatusError, status: number): ApiError {
+  switch (status) {
+    case 413:
+      return new ApiError(413, { detail: 'Request body is too large.', code: 'payload_too_large' });
+    case 415:
+      return new ApiError(415, { detail: error.message ?? 'Unsupported media type.', code: 'unsupported_media_type' });
+    case 400:
+      if (error.type === 'request.aborted') return fail.badRequest('The request body was not received completely.');
+      if (error instanceof SyntaxError || error.type === undefined) return fail.parse(error.message ?? 'invalid JSON');
+      return fail.badRequest(error.message ?? 'Bad request.');
+    default:
+      return new ApiError(status, { detail: error.expose && error.message ? error.message : 'Bad request.', code: 'invalid' });
+  }
+}
+
+/**
+ * First in the chain: every error and every bodiless 404/405 the router leaves becomes JSON.
+ */
+export function errorMiddleware(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw fail.notFound();
+        if (ctx.status === 405 || ctx.status === 501) throw fail.methodNotAllowed(ctx.method);
+      }
+    } catch (error) {
+      const apiError = toApiError(error);
+      if (apiError) {
+        ctx.status = apiError.status;
+        ctx.set(apiError.headers);
+        ctx.body = apiError.body;
+        return;
+      }
+      const errorId = randomUUID();
+      logger.error({ err: error, error_id: errorId, method: ctx.method, path: ctx.path }, 'unexpected error');
+      ctx.status = 500;
+      ctx.body = {
+        detail: `The server hit an unexpected error (ref ${errorId}).`,
+        code: 'internal_error',
+        error_id: errorId,
+      };
+    }
+  };
+}

@@ -1,0 +1,186 @@
+// /api/auth/: registration, tokens (simplejwt's flow, with rotating refresh tokens), the current
+// user, and API keys.
+import { randomUUID } from 'node:crypto';
+import { generateApiKey } from '../../auth/api-keys.ts';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../../auth/passwords.ts';
+import { InvalidToken } from '../../auth/tokens.ts';
+import type { ApiKey } from '../../domain/records.ts';
+import { Rejected, invalid } from '../../domain/rejection.ts';
+import { timestamp, type Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { listPage } from '../list.ts';
+import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
+import { noContent, reply, type Route } from '../route.ts';
+import { referenceOr400 } from '../visibility.ts';
+
+/** last_used_at is a convenience, not a write per request: recorded at most this often. */
+const keyUseRecordIntervalMs = 60_000;
+
+export function identityRoutes(deps: Deps): Route[] {
+  const { registry, readModel, tokens, config, clock } = deps;
+  const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/auth/register',
+      auth: false,
+      body: 'auth.register',
+      summary: 'Register a user; answers with a token pair.',
+      async handle(ctx) {
+        const { email, password, password_confirm: confirmation } = ctx.state.body as Record<string, string>;
+        if (password !== confirmation) throw invalid({ password_confirm: ["Password fields didn't match."] });
+        const normalized = email!.toLowerCase();
+        if (readModel.userIdsByEmail.has(normalized)) throw invalid({ email: ['An account with this email already exists.'] });
+        const passwordHash = await hashPassword(password!, config.passwordHashCost);
+        const [registered] = await registry.identity.ask({ type: 'RegisterUser', email: normalized, passwordHash, now: timestamp(clock) });
+        if (registered?.type !== 'UserRegistered') throw new Error('registration produced no user');
+        reply(ctx, 201, { ...(await tokens.issuePair(registered.user.id)), user: userJson(registered.user) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/token',
+      auth: false,
+      body: 'auth.token',
+      summary: 'Exchange email and password for an access and a refresh token.',
+      async handle(ctx) {
+        const { email, password } = ctx.state.body as Record<string, string>;
+        const normalized = email!.toLowerCase();
+        const wait = deps.loginThrottle.waitSeconds(normalized, ctx.ip, nowSeconds());
+        if (wait > 0) throw fail.throttled(wait);
+        const userId = readModel.userIdsByEmail.get(normalized);
+        const user = userId === undefined ? undefined : readModel.users.get(userId);
+        const valid = user ? await verifyPassword(password!, user.password_hash) : await burnPasswordCheck(password!, config.passwordHashCost).then(() => false);
+        if (!user || !valid) {
+          deps.loginThrottle.recordFailure(normalized, ctx.ip, nowSeconds());
+          throw fail.authenticationFailed('No active account found with the given credentials');
+        }
+        deps.loginThrottle.recordSuccess(normalized);
+        reply(ctx, 200, await tokens.issuePair(user.id));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/token/refresh',
+      auth: false,
+      body: 'auth.token-refresh',
+      summary: 'Exchange a refresh token for a new pair; the old refresh token stops working.',
+      async handle(ctx) {
+        const { refresh } = ctx.state.body as Record<string, string>;
+        let claims;
+        try {
+          claims = await tokens.verify(refresh!, 'refresh');
+        } catch (error) {
+          if (error instanceof InvalidToken) throw fail.authenticationFailed('Token is invalid or expired', 'token_not_valid');
+          throw error;
+        }
+        if (!readModel.users.has(claims.userId)) throw fail.authenticationFailed('Token is invalid or expired', 'token_not_valid');
+        try {
+          await registry.identity.ask({ type: 'RotateRefreshToken', jti: claims.jti, expiresAt: claims.exp, nowSeconds: nowSeconds() });
+        } catch (error) {
+          if (error instanceof Rejected) throw fail.authenticationFailed('Token is blacklisted', 'token_not_valid');
+          throw error;
+        }
+        reply(ctx, 200, await tokens.issuePair(claims.userId));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/auth/me',
+      auth: true,
+      summary: 'The current user.',
+      handle(ctx) {
+        reply(ctx, 200, userJson(ctx.state.principal.user));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/auth/api-keys',
+      auth: true,
+      query: 'auth.api-keys-list-query',
+      summary: "List the caller's API keys (never the keys themselves).",
+      handle(ctx) {
+        const { principal } = ctx.state;
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'auth.api-keys-list-query',
+          collection: readModel.apiKeys,
+          partitions: [String(principal.user.id)],
+          serialize: apiKeyJson,
+          // A key sees only its own project, here as everywhere.
+          fixedFilters: principal.apiKey ? [{ field: 'project', op: 'exact', value: principal.apiKey.project }] : [],
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/auth/api-keys',
+      auth: true,
+      body: 'auth.api-key-create',
+      summary: 'Create an API key for one project; the key is shown only in this answer.',
+      async handle(ctx) {
+        const { principal, body } = ctx.state;
+        const project = String(body.project);
+        referenceOr400(deps, principal, 'project', project, readModel.projects.get(project), (record) => record.id);
+        const expiresAt = (body.expires_at as string | null | undefined) ?? null;
+        if (expiresAt !== null && Date.parse(expiresAt) <= clock.nowMs()) {
+          throw invalid({ expires_at: ['Expiry must be in the future.'] });
+        }
+        const { key, prefix, hash } = generateApiKey();
+        const apiKey: ApiKey = {
+          id: randomUUID(),
+          user: principal.user.id,
+          project,
+          name: (body.name as string | null | undefined) ?? null,
+          prefix,
+          key_hash: hash,
+          is_active: true,
+          created_at: timestamp(clock),
+          expires_at: expiresAt,
+          last_used_at: null,
+        };
+        await registry.gates.pass([project], () =>
+          registry.identity.ask({ type: 'CreateApiKey', apiKey, keysPerUserMax: config.limits.apiKeysPerUserMax }),
+        );
+        reply(ctx, 201, createdApiKeyJson(apiKey, key));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/auth/api-keys/:id',
+      auth: true,
+      summary: 'Revoke an API key.',
+      async handle(ctx) {
+        const { principal } = ctx.state;
+        const apiKey = readModel.apiKeys.get(ctx.params.id!);
+        if (!apiKey || apiKey.user !== principal.user.id) throw fail.notFound();
+        if (principal.apiKey && apiKey.project !== principal.apiKey.project) throw fail.notFound();
+        await registry.identity.ask({ type: 'RevokeApiKey', id: apiKey.id, user: principal.user.id });
+        noContent(ctx);
+      },
+    },
+  ];
+}
+
+/**
+ * Records a key's use at most once a minute, in the background (a failure here is harmless),
+ * with at most one recording in flight per key.
+ */
+export function apiKeyUseRecorder(deps: Pick<Deps, 'registry' | 'clock' | 'logger'>): (apiKey: ApiKey) => void {
+  const inFlight = new Set<string>();
+  return (apiKey) => {
+    const now = deps.clock.nowMs();
+    if (inFlight.has(apiKey.id)) return;
+    if (apiKey.last_used_at !== null && now - Date.parse(apiKey.last_used_at) < keyUseRecordIntervalMs) return;
+    inFlight.add(apiKey.id);
+    deps.registry.identity
+      .ask({
+        type: 'RecordApiKeyUse',
+        id: apiKey.id,
+        at: new Date(now).toISOString(),
+        unlessUsedSince: new Date(now - keyUseRecordIntervalMs).toISOString(),
+      })
+      .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not record API key use'))
+      .finally(() => inFlight.delete(apiKey.id));
+  };
+}

@@ -1,0 +1,169 @@
+// /api/projects/ and their memberships. The creator of a project becomes its first member;
+// deleting a project deletes everything in it.
+import { randomUUID } from 'node:crypto';
+import type { ProjectChanges } from '../../domain/project.ts';
+import { pickPresent, type Membership, type Project, type User } from '../../domain/records.ts';
+import { invalid, invalidPk } from '../../domain/rejection.ts';
+import { timestamp, type Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { listPage } from '../list.ts';
+import { membershipJson, projectJson } from '../representations.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { seenOr404, visibleProjects } from '../visibility.ts';
+
+const projectFields = ['name', 'slug', 'description', 'is_active', 'settings'];
+
+export function projectRoutes(deps: Deps): Route[] {
+  const { registry, readModel, clock } = deps;
+
+  const visibleProject = (ctx: ApiContext, id: string): Project =>
+    seenOr404(deps, ctx.state.principal, readModel.projects.get(id), (project) => project.id);
+
+  const update = async (ctx: ApiContext) => {
+    const project = visibleProject(ctx, ctx.params.id!);
+    const actor = registry.project(project.id);
+    if (!actor) throw fail.notFound();
+    const changes = pickPresent<ProjectChanges>(ctx.state.body, projectFields);
+    await registry.gates.pass([project.id], () => actor.ask({ type: 'UpdateProject', changes, now: timestamp(clock) }));
+    reply(ctx, 200, projectJson(readModel.projects.get(project.id)!));
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/projects',
+      auth: true,
+      query: 'projects.list-query',
+      summary: 'List the projects the caller belongs to.',
+      handle(ctx) {
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'projects.list-query',
+          collection: readModel.projects,
+          partitions: visibleProjects(deps, ctx.state.principal),
+          serialize: projectJson,
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/projects',
+      auth: true,
+      body: 'projects.project',
+      summary: 'Create a project; the caller becomes its first member.',
+      async handle(ctx) {
+        const { principal, body } = ctx.state;
+        if (principal.apiKey) throw fail.forbidden('An API key cannot create projects.');
+        const now = timestamp(clock);
+        const project: Project = {
+          id: randomUUID(),
+          created_at: now,
+          updated_at: now,
+          name: body.name as string,
+          slug: body.slug as string,
+          description: (body.description as string | null | undefined) ?? null,
+          is_active: (body.is_active as boolean | null | undefined) ?? null,
+          settings: (body.settings as Project['settings'] | undefined) ?? null,
+        };
+        const creator = newMembership(project.id, principal.user, now);
+        await registry.createProject(project.id, { type: 'CreateProject', project, creator });
+        reply(ctx, 201, projectJson(readModel.projects.get(project.id)!));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/projects/:id',
+      auth: true,
+      summary: 'Retrieve a project.',
+      handle(ctx) {
+        reply(ctx, 200, projectJson(visibleProject(ctx, ctx.params.id!)));
+      },
+    },
+    { method: 'PUT', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Replace a project.', handle: update },
+    { method: 'PATCH', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Update a project.', handle: update },
+    {
+      method: 'DELETE',
+      path: '/api/projects/:id',
+      auth: true,
+      summary: 'Delete a project and everything in it.',
+      async handle(ctx) {
+        const project = visibleProject(ctx, ctx.params.id!);
+        const actor = registry.project(project.id);
+        if (!actor) throw fail.notFound();
+        await registry.deleteProject(actor);
+        noContent(ctx);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/projects/:project_id/memberships',
+      auth: true,
+      query: 'memberships.list-query',
+      summary: "List a project's members.",
+      handle(ctx) {
+        const project = visibleProject(ctx, ctx.params.project_id!);
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'memberships.list-query',
+          collection: readModel.memberships,
+          partitions: [project.id],
+          serialize: membershipJson,
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/projects/:project_id/memberships',
+      auth: true,
+      body: 'memberships.membership-add',
+      summary: 'Add a member by user_id or email (an existing member answers as is).',
+      async handle(ctx) {
+        const project = visibleProject(ctx, ctx.params.project_id!);
+        const user = memberToAdd(deps, ctx.state.body);
+        const actor = registry.project(project.id);
+        if (!actor) throw fail.notFound();
+        const membership = newMembership(project.id, user, timestamp(clock));
+        await registry.gates.pass([project.id], () =>
+          actor.ask({ type: 'AddMember', membership, membershipsMax: deps.config.limits.membershipsPerProjectMax }),
+        );
+        reply(ctx, 201, membershipJson(readModel.membershipsByUser.get(user.id)!.get(project.id)!));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/projects/:project_id/memberships/:id',
+      auth: true,
+      summary: 'Remove a member (not yourself).',
+      async handle(ctx) {
+        const project = visibleProject(ctx, ctx.params.project_id!);
+        const membership = readModel.memberships.get(ctx.params.id!);
+        if (!membership || membership.project !== project.id) throw fail.notFound();
+        const actor = registry.project(project.id);
+        if (!actor) throw fail.notFound();
+        await registry.gates.pass([project.id], () =>
+          actor.ask({ type: 'RemoveMember', id: membership.id, requestedBy: ctx.state.principal.user.id }),
+        );
+        noContent(ctx);
+      },
+    },
+  ];
+}
+
+function newMembership(project: string, user: User, now: string): Membership {
+  return { id: randomUUID(), project, user: user.id, user_email: user.email, created_at: now, updated_at: now };
+}
+
+function memberToAdd(deps: Deps, body: Record<string, unknown>): User {
+  const userId = body.user_id as number | null | undefined;
+  const email = body.email as string | null | undefined;
+  if (userId != null) {
+    const user = deps.readModel.users.get(userId);
+    if (!user) throw invalid({ user_id: [invalidPk(userId)] });
+    return user;
+  }
+  if (email) {
+    const id = deps.readModel.userIdsByEmail.get(email.toLowerCase());
+    const user = id === undefined ? undefined : deps.readModel.users.get(id);
+    if (!user) throw invalid({ email: ['No user with this email address exists.'] });
+    return user;
+  }
+  throw invalid({ non_field_errors: ['Give either user_id or email.'] });
+}

@@ -1,0 +1,82 @@
+// Routes are data: method, path, who may call, which schemas check the body and the query, and
+// the handler. One mount function gives every route the same pipeline (path ids -> auth -> body
+// -> validation -> handler), and the OpenAPI document is generated from the same table.
+import type Router from '@koa/router';
+import type { ParameterizedContext } from 'koa';
+import type { Principal } from '../auth/authenticate.ts';
+import type { Body, Query } from '../validation/validator.ts';
+import { canonicalUuid, isUuid } from '../validation/validator.ts';
+import type { BodyReader } from './body.ts';
+import { fail } from './errors.ts';
+import type { Deps } from './deps.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ApiState {
+  principal: Principal;
+  body: Body;
+  query: Query;
+}
+
+export type ApiContext = ParameterizedContext<ApiState, { params: Record<string, string> }>;
+
+export interface Route {
+  method: HttpMethod;
+  /** Koa-router path without the trailing slash; both forms answer. */
+  path: string;
+  /** False for the few open endpoints (health, register, token, schema, docs). */
+  auth: boolean;
+  /** $id of the body schema; PATCH validates it with nothing required. */
+  body?: string;
+  /** $id of the query-string schema. */
+  query?: string;
+  /** Byte limit for this route's body, when not the service default. */
+  bodyBytesMax?: number;
+  /** How path parameters are checked; every parameter is a UUID unless said otherwise. */
+  params?: Readonly<Record<string, RegExp>>;
+  /** One line for the API reference. */
+  summary: string;
+  handle(ctx: ApiContext): Promise<void> | void;
+}
+
+export function mountRoutes(router: Router, routes: readonly Route[], deps: Deps, readBody: (bytesMax?: number) => BodyReader): void {
+  for (const route of routes) {
+    const reader = route.body ? readBody(route.bodyBytesMax) : undefined;
+    const pipeline = async (ctx: ApiContext) => {
+      checkParams(ctx.params, route.params);
+      if (route.auth) ctx.state.principal = await deps.authenticator.authenticate(ctx.headers);
+      if (reader && route.body) {
+        const raw = await reader(ctx as never);
+        ctx.state.body = deps.validator.body(route.body, raw, { partial: route.method === 'PATCH' });
+      }
+      if (route.query) ctx.state.query = deps.validator.query(route.query, ctx.query);
+      await route.handle(ctx);
+    };
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    router[method](route.path, pipeline as never);
+  }
+}
+
+/** A malformed id names nothing: 404, as Django's URL converters answer. */
+function checkParams(params: Record<string, string>, patterns: Route['params']): void {
+  for (const [name, value] of Object.entries(params)) {
+    const pattern = patterns?.[name];
+    if (pattern) {
+      if (!pattern.test(value)) throw fail.notFound();
+    } else {
+      if (!isUuid(value)) throw fail.notFound();
+      params[name] = canonicalUuid(value);
+    }
+  }
+}
+
+/** Sends a JSON body with a status. */
+export function reply(ctx: ApiContext, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.body = body;
+}
+
+export function noContent(ctx: ApiContext): void {
+  ctx.status = 204;
+  ctx.body = null;
+}

@@ -1,0 +1,41 @@
+// Tenancy: which projects a caller may see. Records of other projects answer 404 and references
+// to them 400 "Invalid pk", exactly as for records that do not exist.
+import type { Principal } from '../auth/authenticate.ts';
+import { invalid, invalidPk } from '../domain/rejection.ts';
+import type { Deps } from './deps.ts';
+import { fail } from './errors.ts';
+
+export function visibleProjects(deps: Deps, principal: Principal): string[] {
+  const { readModel, registry } = deps;
+  const userId = principal.user.id;
+  const candidates = principal.apiKey ? [principal.apiKey.project] : readModel.projectsOf(userId);
+  const visible: string[] = [];
+  for (const project of candidates) {
+    if (readModel.isMember(userId, project) && !registry.gates.isClosed(project)) visible.push(project);
+  }
+  return visible;
+}
+
+export function canSee(deps: Deps, principal: Principal, project: string): boolean {
+  if (principal.apiKey && principal.apiKey.project !== project) return false;
+  return deps.readModel.isMember(principal.user.id, project) && !deps.registry.gates.isClosed(project);
+}
+
+/** A record's project must be visible, or the record does not exist for this caller. */
+export function seenOr404<T>(deps: Deps, principal: Principal, record: T | undefined, projectOf: (record: T) => string): T {
+  if (!record || !canSee(deps, principal, projectOf(record))) throw fail.notFound();
+  return record;
+}
+
+/** A reference in a body must name a visible record, or it is "Invalid pk". */
+export function referenceOr400<T>(
+  deps: Deps,
+  principal: Principal,
+  field: string,
+  id: string,
+  record: T | undefined,
+  projectOf: (record: T) => string,
+): T {
+  if (!record || !canSee(deps, principal, projectOf(record))) throw invalid({ [field]: [invalidPk(id)] });
+  return record;
+}

@@ -1,0 +1,146 @@
+// The embeddable service: open the store, recover every actor and the read model, build the app.
+// `createService({ storage: 'memory' })` runs it all in-process with no disk and no port; main.ts
+// adds a listening server and signal handling.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { Registry } from './actors/registry.ts';
+import { createApp } from './app.ts';
+import { Authenticator } from './auth/authenticate.ts';
+import { LoginThrottle } from './auth/login-throttle.ts';
+import { Tokens } from './auth/tokens.ts';
+import { configWith, type Config, type Limits } from './config.ts';
+import type { Clock, Deps } from './http/deps.ts';
+import { apiKeyUseRecorder } from './http/resources/identity.ts';
+import { createLogger } from './log.ts';
+import { ReadModel } from './read-model/read-model.ts';
+import { StoreHealth } from './store/health.ts';
+import { Journal } from './store/journal.ts';
+import type { Kv } from './store/kv.ts';
+import { LmdbKv } from './store/lmdb-kv.ts';
+import { MemoryKv } from './store/memory-kv.ts';
+import { sharedValidator } from './validation/validator.ts';
+
+export interface ServiceOptions extends Partial<Omit<Config, 'limits'>> {
+  limits?: Partial<Limits>;
+  /** A store to use instead of the configured one (tests: reopening, fault injection). */
+  kv?: Kv;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface Service {
+  readonly config: Config;
+  readonly app: Koa;
+  readonly deps: Deps;
+  /** The request listener, for embedding in any Node HTTP server or test client. */
+  readonly handler: ReturnType<Koa['callback']>;
+  /** Starts an HTTP server (port 0 picks a free one). */
+  listen(port?: number, host?: string): Promise<AddressInfo>;
+  /** Stops accepting, finishes in-flight requests, snapshots every actor and closes the store. */
+  close(): Promise<void>;
+}
+
+const systemClock: Clock = { nowMs: () => Date.now() };
+
+export async function createService(options: ServiceOptions = {}): Promise<Service> {
+  const { kv: givenKv, clock = systemClock, logger: givenLogger, ...settings } = options;
+  const config = configWith(settings);
+  const logger = givenLogger ?? createLogger(config.logLevel);
+  const kv = givenKv ?? (config.storage === 'memory' ? new MemoryKv() : new LmdbKv(resolve(config.dataDir)));
+  const journal = new Journal(kv);
+  await journal.checkFormat();
+  const health = new StoreHealth(kv);
+  const readModel = new ReadModel();
+  const started = clock.nowMs();
+  const registry = Registry.recover({
+    journal,
+    readModel,
+    mailboxDepthMax: config.limits.mailboxDepthMax,
+    commitBatchMax: config.limits.commitBatchMax,
+    snapshotEvery: config.limits.snapshotEvery,
+    storeOutcome: (ok, error) => {
+      health.record(ok, error);
+      if (!ok) logger.error({ err: error }, 'store write failed');
+    },
+  });
+  logger.info({ ms: clock.nowMs() - started, ...registry.counts(), storage: kv.kind }, 'state recovered');
+  const tokens = new Tokens(config.secretKey ?? (await storedSecret(journal)), config.limits.tokenCacheEntriesMax, () =>
+    Math.floor(clock.nowMs() / 1000),
+  );
+  const deps: Deps = {
+    config,
+    kv,
+    registry,
+    readModel,
+    validator: sharedValidator(),
+    tokens,
+    authenticator: undefined as never,
+    loginThrottle: new LoginThrottle({
+      failuresPerEmailMax: config.limits.loginFailuresMax,
+      failuresPerAddressMax: config.limits.loginFailuresPerAddressMax,
+      windowSeconds: config.limits.loginFailureWindowSeconds,
+      keysMax: config.limits.loginThrottleKeysMax,
+    }),
+    health,
+    clock,
+    logger,
+  };
+  deps.authenticator = new Authenticator({ readModel, tokens, nowMs: clock.nowMs, keyUsed: apiKeyUseRecorder(deps) });
+  const app = createApp(deps);
+  const handler = app.callback();
+  let server: Server | undefined;
+  let closing: Promise<void> | undefined;
+
+  return {
+    config,
+    app,
+    deps,
+    handler,
+    listen(port = config.port, host = config.host) {
+      server = createServer(handler);
+      // Deliberate timeouts: a slow or stalled client cannot hold a connection for long.
+      server.headersTimeout = 10_000;
+      server.requestTimeout = 120_000;
+      server.keepAliveTimeout = 5_000;
+      const listening = server;
+      return new Promise((resolvePromise, reject) => {
+        listening.once('error', reject);
+        listening.listen(port, host, () => resolvePromise(listening.address() as AddressInfo));
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
+        await registry.close();
+        await kv.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The JWT secret kept in the store, generated on first start so tokens survive restarts. */
+async function storedSecret(journal: Journal): Promise<string> {
+  const existing = journal.meta.get<string>(['secret']);
+  if (existing) return existing;
+  const secret = randomBytes(48).toString('base64url');
+  await journal.kv.write([{ db: journal.meta, key: ['secret'], value: secret }]);
+  return secret;
+}
+
+/** Stops accepting connections and waits for in-flight requests, cutting them off after `graceMs`. */
+function stopServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+    deadline.unref();
+    server.close(() => {
+      clearTimeout(deadline);
+      resolvePromise();
+    });
+    server.closeIdleConnections();
+  });
+}

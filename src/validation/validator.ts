@@ -1,0 +1,214 @@
+// The one validation module. Every request body and query string is checked against a JSON
+// Schema file in schemas/, compiled once at boot and referenced by its $id. Bodies are not
+// coerced; query strings are (they are all text). Failures become DRF field maps.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { invalid } from '../domain/rejection.ts';
+import { bodyMessage, queryMessage, toFieldErrors } from './drf-errors.ts';
+import { isDateOrDateTime, isDateTime, parseDateTime, toTimestamp } from './datetime.ts';
+
+export const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+export type Body = Record<string, unknown>;
+export type Query = Record<string, unknown>;
+
+/** Which string fields DRF's CharFields would trim, here and inside nested lists. */
+interface TrimPlan {
+  fields: readonly string[];
+  nested: ReadonlyMap<string, TrimPlan>;
+}
+
+interface CompiledBody {
+  full: ValidateFunction;
+  /** The same schema with nothing required (PATCH). */
+  partial: ValidateFunction;
+  trim: TrimPlan;
+  uuids: readonly string[];
+  datetimes: readonly string[];
+}
+
+export class Validator {
+  private readonly bodies = new Map<string, CompiledBody>();
+  private readonly queries = new Map<string, ValidateFunction>();
+
+  private constructor(readonly documents: ReadonlyMap<string, AnySchemaObject>) {
+    const bodyAjv = createAjv(false);
+    const queryAjv = createAjv(true);
+    for (const schema of documents.values()) {
+      bodyAjv.addSchema(schema);
+      queryAjv.addSchema(schema);
+    }
+    for (const [id, schema] of documents) {
+      if (schema['x-use'] === 'body') {
+        const partialSchema = { ...schema, $id: `${id}#partial`, required: [] };
+        this.bodies.set(id, {
+          full: bodyAjv.getSchema(id)!,
+          partial: bodyAjv.compile(partialSchema),
+          trim: this.trimPlan(schema),
+          uuids: this.propertiesWhere(schema, (property) => property.format === 'uuid'),
+          datetimes: this.propertiesWhere(schema, (property) => property.format === 'datetime'),
+        });
+      } else if (schema['x-use'] === 'query') {
+        this.queries.set(id, queryAjv.getSchema(id)!);
+      }
+    }
+  }
+
+  /** Loads every schema file under `dir` (by default the repository's schemas/). */
+  static load(dir: string = schemasDir): Validator {
+    const documents = new Map<string, AnySchemaObject>();
+    for (const file of listJsonFiles(dir)) {
+      const schema = JSON.parse(readFileSync(file, 'utf8')) as AnySchemaObject;
+      const id = schema.$id;
+      if (typeof id !== 'string') throw new Error(`${relative(dir, file)} has no $id`);
+      if (documents.has(id)) throw new Error(`two schema files declare $id "${id}"`);
+      documents.set(id, schema);
+    }
+    return new Validator(documents);
+  }
+
+  /** Validates a JSON body; returns it with strings trimmed, UUIDs and date-times in canonical form. */
+  body(id: string, data: unknown, options: { partial?: boolean } = {}): Body {
+    const compiled = this.bodies.get(id);
+    if (!compiled) throw new Error(`no body schema "${id}"`);
+    trimStrings(data, compiled.trim);
+    const validate = options.partial ? compiled.partial : compiled.full;
+    if (!validate(data)) throw invalid(toFieldErrors(validate.errors ?? [], data, bodyMessage));
+    const body = data as Body;
+    for (const field of compiled.uuids) {
+      const value = body[field];
+      if (typeof value === 'string') body[field] = canonicalUuid(value);
+    }
+    for (const field of compiled.datetimes) {
+      const value = body[field];
+      if (typeof value === 'string') body[field] = toTimestamp(parseDateTime(value)!);
+    }
+    return body;
+  }
+
+  /**
+   * Validates query parameters: the last value of a repeated parameter counts, empty values are
+   * ignored (django-filter's behaviour), and values are coerced to the schema's types.
+   */
+  query(id: string, raw: Readonly<Record<string, string | string[] | undefined>>): Query {
+    const validate = this.queries.get(id);
+    if (!validate) throw new Error(`no query schema "${id}"`);
+    const query: Query = {};
+    for (const [name, value] of Object.entries(raw)) {
+      const last = Array.isArray(value) ? value[value.length - 1] : value;
+      if (last !== undefined && last !== '') query[name] = last;
+    }
+    if (!validate(query)) {
+      const located = (validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== '');
+      throw invalid(toFieldErrors(located, query, queryMessage));
+    }
+    return query;
+  }
+
+  /** Follows a `$ref` ("common#/$defs/pk") to the schema it names. */
+  resolve(schema: AnySchemaObject): AnySchemaObject {
+    const ref = schema.$ref as string | undefined;
+    if (!ref) return schema;
+    const [documentId, pointer = ''] = ref.split('#');
+    let target: unknown = this.documents.get(documentId!);
+    for (const part of pointer.split('/').filter(Boolean)) target = (target as Record<string, unknown> | undefined)?.[part];
+    if (!target) throw new Error(`schema reference "${ref}" names nothing`);
+    return this.resolve(target as AnySchemaObject);
+  }
+
+  private propertiesWhere(schema: AnySchemaObject, test: (property: AnySchemaObject) => boolean): string[] {
+    const properties = (schema.properties ?? {}) as Record<string, AnySchemaObject>;
+    return Object.entries(properties).filter(([, property]) => test(this.resolve(property))).map(([name]) => name);
+  }
+
+  private trimPlan(schema: AnySchemaObject): TrimPlan {
+    const nested = new Map<string, TrimPlan>();
+    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, AnySchemaObject>)) {
+      const resolved = this.resolve(property);
+      if (resolved['x-kind'] === 'nested-list' && resolved.items) {
+        nested.set(name, this.trimPlan(this.resolve(resolved.items as AnySchemaObject)));
+      }
+    }
+    const fields = this.propertiesWhere(schema, (property) => hasType(property, 'string') && property['x-trim'] !== false);
+    return { fields, nested };
+  }
+
+  hasBody(id: string): boolean {
+    return this.bodies.has(id);
+  }
+
+  hasQuery(id: string): boolean {
+    return this.queries.has(id);
+  }
+}
+
+let shared: Validator | undefined;
+
+/** The validator for the repository's schemas, compiled once per process. */
+export function sharedValidator(): Validator {
+  shared ??= Validator.load();
+  return shared;
+}
+
+export function canonicalUuid(value: string): string {
+  const hex = value.toLowerCase().replace(/^urn:uuid:/, '').replace(/-/g, '');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const uuidPattern = /^(?:urn:uuid:)?(?:[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12})$/i;
+
+export function isUuid(value: string): boolean {
+  return uuidPattern.test(value);
+}
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    coerceTypes: coerce,
+    strict: true,
+    allowUnionTypes: true,
+    useDefaults: false,
+  });
+  addFormats.default(ajv, ['email']);
+  ajv.addFormat('uuid', { type: 'string', validate: isUuid });
+  ajv.addFormat('datetime', { type: 'string', validate: isDateTime });
+  ajv.addFormat('datetime-or-date', { type: 'string', validate: isDateOrDateTime });
+  ajv.addVocabulary(['x-kind', 'x-trim', 'x-use', 'x-filter', 'x-ordering', 'x-search', 'x-description']);
+  return ajv;
+}
+
+
+function trimStrings(data: unknown, plan: TrimPlan): void {
+  if (!isPlainObject(data)) return;
+  for (const field of plan.fields) {
+    const value = data[field];
+    if (typeof value === 'string') data[field] = value.trim();
+  }
+  for (const [field, itemPlan] of plan.nested) {
+    const items = data[field];
+    if (Array.isArray(items)) for (const item of items) trimStrings(item, itemPlan);
+  }
+}
+
+
+function hasType(schema: AnySchemaObject, type: string): boolean {
+  return Array.isArray(schema.type) ? schema.type.includes(type) : schema.type === type;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function listJsonFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...listJsonFiles(path));
+    else if (entry.name.endsWith('.json')) files.push(path);
+  }
+  return files.sort();
+}

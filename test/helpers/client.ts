@@ -1,0 +1,76 @@
+// A small HTTP client for tests: JSON in, JSON out, with the caller's credentials.
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export type Credentials = { token: string } | { apiKey: string; header?: 'x-api-key' | 'authorization' | 'bearer' } | null;
+
+export class Client {
+  constructor(readonly baseUrl: string, readonly credentials: Credentials = null) {}
+
+  as(credentials: Credentials): Client {
+    return new Client(this.baseUrl, credentials);
+  }
+
+  get<T = any>(path: string, query?: Record<string, string | number | boolean>): Promise<Reply<T>> {
+    const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}` : '';
+    return this.request('GET', path + search);
+  }
+
+  post<T = any>(path: string, body?: unknown): Promise<Reply<T>> {
+    return this.request('POST', path, body);
+  }
+
+  put<T = any>(path: string, body?: unknown): Promise<Reply<T>> {
+    return this.request('PUT', path, body);
+  }
+
+  patch<T = any>(path: string, body?: unknown): Promise<Reply<T>> {
+    return this.request('PATCH', path, body);
+  }
+
+  delete<T = any>(path: string): Promise<Reply<T>> {
+    return this.request('DELETE', path);
+  }
+
+  /** Any request: `body` is sent as JSON unless it is a string or bytes (sent as they are). */
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> {
+    const allHeaders: Record<string, string> = { ...this.authHeaders(), ...headers };
+    let payload: string | Uint8Array | undefined;
+    if (body !== undefined) {
+      if (typeof body === 'string' || body instanceof Uint8Array) {
+        payload = body;
+      } else {
+        payload = JSON.stringify(body);
+        allHeaders['content-type'] ??= 'application/json';
+      }
+    }
+    const response = await fetch(this.baseUrl + path, { method, headers: allHeaders, body: payload as BodyInit | undefined });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  private authHeaders(): Record<string, string> {
+    const credentials = this.credentials;
+    if (!credentials) return {};
+    if ('token' in credentials) return { authorization: `Bearer ${credentials.token}` };
+    switch (credentials.header ?? 'x-api-key') {
+      case 'x-api-key':
+        return { 'x-api-key': credentials.apiKey };
+      case 'authorization':
+        return { authorization: `Api-Key ${credentials.apiKey}` };
+      case 'bearer':
+        return { authorization: `Bearer ${credentials.apiKey}` };
+    }
+  }
+}
