@@ -5,14 +5,28 @@ import Koa from 'koa';
 import { jsonBodyReader, type BodyReader } from './http/body.ts';
 import type { Deps } from './http/deps.ts';
 import { errorMiddleware } from './http/errors.ts';
+import { agentRoutes } from './http/resources/agents.ts';
+import { datasetRoutes } from './http/resources/datasets.ts';
 import { healthRoutes } from './http/resources/health.ts';
 import { identityRoutes } from './http/resources/identity.ts';
+import { iterationRoutes } from './http/resources/iterations.ts';
+import { jobRoutes } from './http/resources/jobs.ts';
 import { projectRoutes } from './http/resources/projects.ts';
 import { mountRoutes, type Route } from './http/route.ts';
+import { traceRoutes } from './traces/routes.ts';
 
 /** Every route the service serves, in one table. */
 export function allRoutes(deps: Deps): Route[] {
-  return [...healthRoutes(deps), ...identityRoutes(deps), ...projectRoutes(deps)];
+  return [
+    ...healthRoutes(deps),
+    ...identityRoutes(deps),
+    ...projectRoutes(deps),
+    ...agentRoutes(deps),
+    ...datasetRoutes(deps),
+    ...jobRoutes(deps),
+    ...iterationRoutes(deps),
+    ...traceRoutes(deps),
+  ];
 }
 
 export function createApp(deps: Deps): Koa {

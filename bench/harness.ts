@@ -1,0 +1,212 @@
+// Shared benchmark machinery. The service and the bare yardstick run as child processes (so the
+// load generator never competes with them inside one event loop), are loaded alternately with
+// autocannon, and every throughput figure is printed as a ratio to the bare server measured in
+// the same run, because machines here are shared and noisy.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+
+export const root = new URL('..', import.meta.url).pathname;
+
+export interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  /** The figure as a ratio to the bare server, for throughput rows. */
+  ratio?: number;
+  /** Human-readable target, e.g. ">= 0.5x bare" or "<= 150 ms". */
+  target: string;
+  pass: boolean;
+  note?: string;
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  connections?: number;
+  durationSeconds?: number;
+  /** Bodies to cycle through (one per request), instead of one fixed body. */
+  bodies?: (string | Buffer)[];
+}
+
+/** Seconds per load run; `--quick` shortens every run for a smoke check. */
+export const durationSeconds = process.argv.includes('--quick') ? 3 : 10;
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const bodies = options.bodies;
+  let next = 0;
+  const result = await autocannon({
+    url: options.url,
+    method: options.method ?? 'GET',
+    headers: options.headers,
+    body: bodies ? undefined : options.body,
+    connections: options.connections ?? 50,
+    duration: options.durationSeconds ?? durationSeconds,
+    requests: bodies
+      ? [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }]
+      : undefined,
+  } as autocannon.Options);
+  return {
+    requestsPerSecond: result.requests.average,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+export interface ChildServer {
+  url: string;
+  pid: number;
+  /** Resident set size of the child, in MiB. */
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kib / 1024;
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+  });
+}
+
+export async function startBare(): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await firstLine(child);
+  const { port } = JSON.parse(line) as { port: number };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, rssMb: () => rssOf(child.pid!), stop: () => stopChild(child) };
+}
+
+export interface ServiceProcess extends ChildServer {
+  dataDir: string;
+  /** Milliseconds from spawn to a healthy answer (includes recovery). */
+  startupMs: number;
+}
+
+/**
+ * Starts `npm start`'s entry point on a free port with LMDB under `dataDir` (a fresh temporary
+ * directory unless given). LOG_LEVEL defaults to warn: per-request info logs are an operator's
+ * choice and would be measured otherwise.
+ */
+export async function startService(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, child);
+  const startupMs = performance.now() - started;
+  return {
+    url,
+    pid: child.pid!,
+    dataDir,
+    startupMs,
+    rssMb: () => rssOf(child.pid!),
+    stop: () => stopChild(child),
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with code ${child.exitCode} before it was healthy`);
+    try {
+      const response = await fetch(`${url}/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      lines.close();
+      resolve(line);
+    });
+    child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
+  });
+}
+
+/**
+ * Loads the bare server and the service alternately (bare, service, bare, service) and returns
+ * the service's mean throughput and its ratio to the bare server's mean.
+ */
+export async function compareWithBare(bare: ChildServer, service: LoadOptions, rounds = 2) {
+  const bareRuns: LoadResult[] = [];
+  const serviceRuns: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    bareRuns.push(await load({ url: bare.url, connections: service.connections }));
+    serviceRuns.push(await load(service));
+  }
+  const mean = (runs: LoadResult[], pick: (run: LoadResult) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
+  const bareRps = mean(bareRuns, (run) => run.requestsPerSecond);
+  const serviceRps = mean(serviceRuns, (run) => run.requestsPerSecond);
+  return {
+    bareRps,
+    serviceRps,
+    ratio: serviceRps / bareRps,
+    serviceP50Ms: mean(serviceRuns, (run) => run.latencyP50Ms),
+    failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+  };
+}
+
+export function printRows(rows: readonly Row[]): void {
+  const lines = rows.map((row) => [
+    row.pass ? 'PASS' : 'SHORT',
+    row.name,
+    `${formatNumber(row.value)} ${row.unit}`,
+    row.ratio === undefined ? '' : `${row.ratio.toFixed(2)}x bare`,
+    row.target,
+    row.note ?? '',
+  ]);
+  const widths = [0, 1, 2, 3, 4].map((column) => Math.max(...lines.map((line) => line[column]!.length)));
+  for (const line of lines) {
+    console.log(line.map((cell, column) => (column < 5 ? cell.padEnd(widths[column]!) : cell)).join('  ').trimEnd());
+  }
+}
+
+function formatNumber(value: number): string {
+  return value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(2);
+}

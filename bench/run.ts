@@ -1,0 +1,24 @@
+// `npm run bench` (add `-- --quick` for a short smoke run): every benchmark of the service, each
+// figure printed against its target. Benchmarks are scripts, not tests: machines here are shared,
+// so throughput is judged as a ratio to a bare Node server measured in the same run.
+import { printRows, type Row } from './harness.ts';
+
+const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }> }[] = [
+  { name: 'agents', load: () => import('./agents.ts') },
+  { name: 'jobs', load: () => import('./jobs.ts') },
+  { name: 'traces', load: () => import('./traces.ts') },
+];
+
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const rows: Row[] = [];
+for (const suite of suites) {
+  if (only.length > 0 && !only.includes(suite.name)) continue;
+  console.log(`\n== ${suite.name} ==`);
+  const suiteRows = await (await suite.load()).run();
+  printRows(suiteRows);
+  rows.push(...suiteRows);
+}
+console.log('\n== summary ==');
+printRows(rows);
+const short = rows.filter((row) => !row.pass).length;
+console.log(`\n${rows.length - short} of ${rows.length} figures meet their targets`);
