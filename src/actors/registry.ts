@@ -32,6 +32,8 @@ export interface RegistryOptions {
   snapshotEvery: number;
   /** Reports every commit's outcome (store health). */
   storeOutcome(ok: boolean, error?: unknown): void;
+  /** Called once a project's deletion is durable (for data kept outside actors, like spans). */
+  projectDeleted?(projectId: string): void;
 }
 
 /** Actors whose snapshots one shutdown transaction writes. */
@@ -143,6 +145,7 @@ export class Registry {
       this.gates.reopen(projectId);
       throw error;
     }
+    this.options.projectDeleted?.(projectId);
   }
 
   /** Mailbox depth of every actor with something waiting (metrics). */

@@ -1,7 +1,7 @@
 // An agent and its dataset versions: one stream per agent, so that versions are assigned one
 // after another even when datasets are posted concurrently.
 import type { Decider } from './decider.ts';
-import type { Agent, Dataset, Timestamp } from './records.ts';
+import { agentWritableFields, type Agent, type Dataset, type Timestamp } from './records.ts';
 import { invalid, invalidPk, notFound } from './rejection.ts';
 
 export interface AgentState {
@@ -12,6 +12,18 @@ export interface AgentState {
 }
 
 export type AgentChanges = Partial<Omit<Agent, 'id' | 'created_at' | 'updated_at'>>;
+
+/** A new agent record: every writable field null unless given (is_deleted false). */
+export function newAgent(
+  identity: { id: string; now: Timestamp; project: string; name: string; slug: string },
+  fields: AgentChanges = {},
+): Agent {
+  const record: Record<string, unknown> = { id: identity.id, created_at: identity.now, updated_at: identity.now };
+  for (const field of agentWritableFields) record[field] = null;
+  Object.assign(record, fields, { project: identity.project, name: identity.name, slug: identity.slug });
+  record.is_deleted = fields.is_deleted ?? false;
+  return record as Agent;
+}
 
 export type AgentCommand =
   | { type: 'CreateAgent'; agent: Agent }
