@@ -18,10 +18,11 @@ export function newAgent(
   identity: { id: string; now: Timestamp; project: string; name: string; slug: string },
   fields: AgentChanges = {},
 ): Agent {
+  const given = fields as Record<string, unknown>;
   const record: Record<string, unknown> = { id: identity.id, created_at: identity.now, updated_at: identity.now };
-  for (const field of agentWritableFields) record[field] = null;
-  Object.assign(record, fields, { project: identity.project, name: identity.name, slug: identity.slug });
-  record.is_deleted = fields.is_deleted ?? false;
+  for (const field of agentWritableFields) record[field] = field in given ? given[field] : null;
+  Object.assign(record, { project: identity.project, name: identity.name, slug: identity.slug });
+  record.is_deleted = given.is_deleted ?? false;
   return record as Agent;
 }
 
