@@ -49,7 +49,7 @@ export function mountRoutes(router: Router, routes: readonly Route[], deps: Deps
         const raw = await reader(ctx as never);
         ctx.state.body = deps.validator.body(route.body, raw, { partial: route.method === 'PATCH' });
       }
-      if (route.query) ctx.state.query = deps.validator.query(route.query, ctx.query);
+      if (route.query) ctx.state.query = deps.validator.query(route.query, ctx.query, deps.config.limits.queryValueCharsMax);
       await route.handle(ctx);
     };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';

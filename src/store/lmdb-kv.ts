@@ -30,11 +30,18 @@ class LmdbDb implements KvDb {
   }
 }
 
+/**
+ * Our ranges are [start, end) whatever the direction. lmdb walks a reverse range from `start`
+ * (its upper bound) down to `end`, so the bounds swap and their inclusiveness with them.
+ */
 function toLmdbRange(options: RangeOptions) {
+  if (!options.reverse) {
+    return { start: options.start as LmdbKey | undefined, end: options.end as LmdbKey | undefined, limit: options.limit };
+  }
   return {
-    start: options.start as LmdbKey | undefined,
-    end: options.end as LmdbKey | undefined,
-    reverse: options.reverse,
+    ...(options.end ? { start: options.end as LmdbKey, exclusiveStart: true } : {}),
+    ...(options.start ? { end: options.start as LmdbKey, inclusiveEnd: true } : {}),
+    reverse: true,
     limit: options.limit,
   };
 }

@@ -91,16 +91,21 @@ export class Validator {
 
   /**
    * Validates query parameters: the last value of a repeated parameter counts, empty values are
-   * ignored (django-filter's behaviour), and values are coerced to the schema's types.
+   * ignored (django-filter's behaviour), values longer than `valueCharsMax` are refused, and
+   * values are coerced to the schema's types.
    */
-  query(id: string, raw: Readonly<Record<string, string | string[] | undefined>>): Query {
+  query(id: string, raw: Readonly<Record<string, string | string[] | undefined>>, valueCharsMax = Infinity): Query {
     const validate = this.queries.get(id);
     if (!validate) throw new Error(`no query schema "${id}"`);
     const query: Query = {};
+    const tooLong: Record<string, string[]> = {};
     for (const [name, value] of Object.entries(raw)) {
       const last = Array.isArray(value) ? value[value.length - 1] : value;
-      if (last !== undefined && last !== '') query[name] = last;
+      if (last === undefined || last === '') continue;
+      if (last.length > valueCharsMax) tooLong[name] = [`Ensure this value has at most ${valueCharsMax} characters.`];
+      else query[name] = last;
     }
+    if (Object.keys(tooLong).length > 0) throw invalid(tooLong);
     if (!validate(query)) {
       const located = (validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== '');
       throw invalid(toFieldErrors(located, query, queryMessage));

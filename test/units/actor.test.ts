@@ -1,0 +1,191 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Actor, ActorUnavailable, type ActorEnvironment } from '../../src/actors/actor.ts';
+import { plainCodec, type ActorKind } from '../../src/actors/kind.ts';
+import { UniqueClaims } from '../../src/actors/unique-claims.ts';
+import { conflict, invalid, Rejected } from '../../src/domain/rejection.ts';
+import { Journal } from '../../src/store/journal.ts';
+import { MemoryKv } from '../../src/store/memory-kv.ts';
+import { FaultyKv } from '../helpers/faulty-kv.ts';
+
+// A toy kind: a list of numbers. `Refuse` is refused by the decider, `Crash` throws a bug,
+// `Name` takes a unique claim on its name.
+type Command = { type: 'Append'; value: number } | { type: 'Refuse' } | { type: 'Crash' } | { type: 'Name'; name: string };
+type Event = { type: 'Appended'; value: number } | { type: 'Named'; name: string };
+interface State {
+  values: number[];
+  name: string | null;
+}
+
+const listKind: ActorKind<State, Command, Event> = {
+  name: 'list',
+  decider: {
+    initialState: () => ({ values: [], name: null }),
+    decide(_state, command) {
+      if (command.type === 'Refuse') throw conflict('refused');
+      if (command.type === 'Crash') throw new Error('a bug');
+      if (command.type === 'Name') return [{ type: 'Named', name: command.name }];
+      return [{ type: 'Appended', value: command.value }];
+    },
+    evolve(state, event) {
+      if (event.type === 'Named') state.name = event.name;
+      else state.values.push(event.value);
+      return state;
+    },
+    isGone: () => false,
+  },
+  codec: plainCodec((state) => ({ ...state, values: [...state.values] }), (value) => {
+    const plain = value as State;
+    return { values: [...plain.values], name: plain.name };
+  }),
+  claimsOf: (state) => (state.name ? [{ key: `name:${state.name}`, refusal: () => invalid({ name: ['taken'] }) }] : []),
+  claimsAfter(state, events) {
+    let name = state.name;
+    for (const event of events) if (event.type === 'Named') name = event.name;
+    return name ? [{ key: `name:${name}`, refusal: () => invalid({ name: ['taken'] }) }] : [];
+  },
+};
+
+function environment(kv = new FaultyKv(new MemoryKv()), overrides: Partial<ActorEnvironment> = {}) {
+  const committed: unknown[][] = [];
+  const env: ActorEnvironment = {
+    journal: new Journal(kv),
+    claims: new UniqueClaims(),
+    mailboxDepthMax: 1000,
+    commitBatchMax: 256,
+    snapshotEvery: 1000,
+    committed: (_kind, _id, events) => committed.push([...events]),
+    ended: () => {},
+    storeOutcome: () => {},
+    ...overrides,
+  };
+  return { env, kv, committed };
+}
+
+test('messages are decided one at a time, in the order they were sent', async () => {
+  const { env } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  const replies = await Promise.all(Array.from({ length: 100 }, (_, value) => actor.ask({ type: 'Append', value })));
+  assert.equal(replies.map((events) => (events[0] as { value: number }).value), Array.from({ length: 100 }, (_, i) => i));
+  assert.equal(actor.current.values, Array.from({ length: 100 }, (_, i) => i));
+});
+
+test('messages waiting together share one commit', async () => {
+  const { env, kv } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  await Promise.all(Array.from({ length: 100 }, (_, value) => actor.ask({ type: 'Append', value })));
+  assert.ok(kv.writes < 10, `${kv.writes} commits for 100 messages`);
+});
+
+test('a refused or failing message never affects the others', async () => {
+  const { env, committed } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  const outcomes = await Promise.allSettled([
+    actor.ask({ type: 'Append', value: 1 }),
+    actor.ask({ type: 'Refuse' }),
+    actor.ask({ type: 'Crash' }),
+    actor.ask({ type: 'Append', value: 2 }),
+  ]);
+  assert.equal(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  assert.instance((outcomes[1] as PromiseRejectedResult).reason, Rejected);
+  assert.is(((outcomes[2] as PromiseRejectedResult).reason as Error).message, 'a bug');
+  assert.equal(actor.current.values, [1, 2]);
+  assert.equal(committed.flat().map((event) => (event as { value: number }).value), [1, 2]);
+});
+
+test('a full mailbox answers unavailable at once instead of queueing', async () => {
+  const { env, kv } = environment(undefined, { mailboxDepthMax: 3 });
+  const actor = new Actor(listKind, 'a', env);
+  const release = kv.holdWrites();
+  const first = actor.ask({ type: 'Append', value: 0 });
+  await new Promise((resolve) => setImmediate(resolve)); // the first batch is now committing
+  const queued = [1, 2, 3].map((value) => actor.ask({ type: 'Append', value }));
+  const overflow = actor.ask({ type: 'Append', value: 4 });
+  const refusal = await overflow.then(() => null, (error: unknown) => error);
+  assert.instance(refusal, ActorUnavailable);
+  assert.is((refusal as ActorUnavailable).reason, 'mailbox_full');
+  release();
+  await Promise.all([first, ...queued]);
+  assert.equal(actor.current.values, [0, 1, 2, 3]);
+});
+
+test('replies wait for the commit, and nothing is committed twice', async () => {
+  const { env, kv, committed } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  const release = kv.holdWrites();
+  let answered = false;
+  const reply = actor.ask({ type: 'Append', value: 7 }).then(() => (answered = true));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.not.ok(answered);
+  assert.is(committed.length, 0);
+  release();
+  await reply;
+  assert.is(committed.length, 1);
+});
+
+test('a failed commit fails every message in it and the state returns to what is durable', async () => {
+  const { env, kv, committed } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  await actor.ask({ type: 'Append', value: 1 });
+  kv.failWith = new Error('MDB_MAP_FULL');
+  const failed = await Promise.allSettled([actor.ask({ type: 'Append', value: 2 }), actor.ask({ type: 'Name', name: 'n' })]);
+  for (const outcome of failed) {
+    assert.is(outcome.status, 'rejected');
+    assert.instance((outcome as PromiseRejectedResult).reason, ActorUnavailable);
+  }
+  assert.equal(actor.current, { values: [1], name: null });
+  assert.is(env.claims.ownerOf('name:n'), undefined);
+  assert.is(committed.length, 1);
+  kv.failWith = null;
+  await actor.ask({ type: 'Append', value: 3 });
+  assert.equal(actor.current.values, [1, 3]);
+});
+
+test('a unique claim held by one actor is refused to another until it is released', async () => {
+  const { env } = environment();
+  const first = new Actor(listKind, 'a', env);
+  const second = new Actor(listKind, 'b', env);
+  const outcomes = await Promise.allSettled([first.ask({ type: 'Name', name: 'x' }), second.ask({ type: 'Name', name: 'x' })]);
+  assert.equal(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected']);
+  await first.ask({ type: 'Name', name: 'y' });
+  await second.ask({ type: 'Name', name: 'x' });
+  assert.is(second.current.name, 'x');
+});
+
+test('a snapshot replaces the journal entries it covers, and recovery reproduces the state', async () => {
+  const { env, kv } = environment(undefined, { snapshotEvery: 10 });
+  const actor = new Actor(listKind, 'a', env);
+  for (let value = 0; value < 25; value++) await actor.ask({ type: 'Append', value });
+  const journal = env.journal;
+  assert.equal([...journal.snapshots.keys({})], [['list', 'a']]);
+  assert.is([...journal.entries.keys({})].length, 5);
+  const [stream] = [...journal.streams()];
+  const recovered = new Actor(listKind, 'a', { ...env, journal: new Journal(kv) }, stream);
+  assert.equal(recovered.current.values, actor.current.values);
+});
+
+test('exclusive work runs after earlier messages and before later ones', async () => {
+  const { env } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  const seen: number[][] = [];
+  const before = actor.ask({ type: 'Append', value: 1 });
+  const exclusive = actor.exclusive(async () => {
+    seen.push([...actor.current.values]);
+  });
+  const after = actor.ask({ type: 'Append', value: 2 });
+  await Promise.all([before, exclusive, after]);
+  assert.equal(seen, [[1]]);
+  assert.equal(actor.current.values, [1, 2]);
+});
+
+test('a stopped actor refuses new messages after finishing queued ones', async () => {
+  const { env } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  const queued = actor.ask({ type: 'Append', value: 1 });
+  await actor.stop();
+  await queued;
+  const refusal = await actor.ask({ type: 'Append', value: 2 }).then(() => null, (error: unknown) => error);
+  assert.instance(refusal, ActorUnavailable);
+});
+
+test.run();
