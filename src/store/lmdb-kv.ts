@@ -1,7 +1,8 @@
 // The on-disk Kv: one LMDB environment, msgpack values with shared record structures (smaller
 // values, much faster decoding at recovery), every write through `transaction()` so that writes
 // keep their order, and synced commits so that a resolved write is durable.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
 import type { Entry, Key, Kv, KvDb, KvOp, RangeOptions } from './kv.ts';
 
@@ -87,8 +88,26 @@ export class LmdbKv implements Kv {
     return { bytes: (stats.lastPageNumber ?? 0) * stats.pageSize };
   }
 
+  /**
+   * A compacted, consistent copy of the whole environment (one read transaction) into the file
+   * `path`. LMDB copies a directory-mode environment into a directory, so it is made beside the
+   * target and its data file moved into place.
+   */
   async backup(path: string): Promise<void> {
-    await this.env.backup(path, true);
+    const scratch = mkdtempSync(join(dirname(path), '.backup-'));
+    try {
+      await this.env.backup(scratch, true);
+      renameSync(join(scratch, 'data.mdb'), path);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** Other live processes that have this store open (stale entries of dead ones are cleared). */
+  otherProcesses(): number[] {
+    this.env.readerCheck();
+    const pids = [...this.env.readerList().matchAll(/^\s*(\d+)\s/gm)].map((match) => Number(match[1]));
+    return [...new Set(pids)].filter((pid) => pid !== process.pid);
   }
 
   async close(): Promise<void> {

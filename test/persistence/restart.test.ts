@@ -47,8 +47,8 @@ test('a restart on the same data serves identical answers, and tokens stay valid
 
 test('killed with SIGKILL mid-load, the service keeps every acknowledged write', async () => {
   const dataDir = tempDataDir();
+  let service = await spawnService({ DATA_DIR: dataDir });
   try {
-    let service = await spawnService({ DATA_DIR: dataDir });
     const anonymous = new Client(service.url);
     const member = await registerUser(anonymous);
     const acknowledged: string[] = [];
@@ -82,17 +82,17 @@ test('killed with SIGKILL mid-load, the service keeps every acknowledged write',
     }
     assert.ok(listed.body.count >= acknowledged.length);
     for (const id of acknowledged) assert.ok(found.has(id), `acknowledged project ${id} is missing`);
-    service.child.kill('SIGTERM');
-    assert.is(await service.exited, 0);
   } finally {
+    service.child.kill('SIGTERM');
+    await service.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
 test('SIGTERM finishes in-flight work, writes snapshots, exits 0, and loses nothing', async () => {
   const dataDir = tempDataDir();
+  let service = await spawnService({ DATA_DIR: dataDir });
   try {
-    let service = await spawnService({ DATA_DIR: dataDir });
     const member = await registerUser(new Client(service.url));
     const writes = Array.from({ length: 40 }, (_, i) => member.client.post('/api/projects/', { name: `p${i}`, slug: `term-${i}` }));
     service.child.kill('SIGTERM');
@@ -102,26 +102,26 @@ test('SIGTERM finishes in-flight work, writes snapshots, exits 0, and loses noth
     service = await spawnService({ DATA_DIR: dataDir });
     const count = (await new Client(service.url, { token: member.access }).get('/api/projects/')).body.count;
     assert.ok(count >= created, `${count} projects after restart, ${created} acknowledged`);
+  } finally {
     service.child.kill('SIGTERM');
     await service.exited;
-  } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
 
 test('STORAGE=memory writes nothing to disk', async () => {
   const cwd = tempDataDir();
+  const service = await spawnService({ STORAGE: 'memory', DATA_DIR: './data' }, cwd);
   try {
-    const service = await spawnService({ STORAGE: 'memory', DATA_DIR: './data' }, cwd);
     const member = await registerUser(new Client(service.url));
     await createProject(member.client);
-    service.child.kill('SIGTERM');
-    assert.is(await service.exited, 0);
-    assert.not.ok(existsSync(`${cwd}/data`));
-    assert.equal(readdirSync(cwd), []);
   } finally {
-    rmSync(cwd, { recursive: true, force: true });
+    service.child.kill('SIGTERM');
   }
+  assert.is(await service.exited, 0);
+  assert.not.ok(existsSync(`${cwd}/data`));
+  assert.equal(readdirSync(cwd), []);
+  rmSync(cwd, { recursive: true, force: true });
 });
 
 test('a corrupt store stops startup with a clear message instead of serving', async () => {
