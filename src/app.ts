@@ -5,6 +5,7 @@ import Koa from 'koa';
 import { jsonBodyReader, type BodyReader } from './http/body.ts';
 import type { Deps } from './http/deps.ts';
 import { errorMiddleware } from './http/errors.ts';
+import { requestLogging } from './http/observability.ts';
 import { agentRoutes } from './http/resources/agents.ts';
 import { datasetRoutes } from './http/resources/datasets.ts';
 import { healthRoutes } from './http/resources/health.ts';
@@ -33,6 +34,7 @@ export function createApp(deps: Deps): Koa {
   const app = new Koa();
   // Errors are answered and logged by errorMiddleware; Koa's own logging would repeat them.
   app.silent = true;
+  app.use(requestLogging(deps.logger));
   app.use(errorMiddleware(deps.logger));
   const router = new Router();
   const { limits } = deps.config;

@@ -115,7 +115,10 @@ export function errorMiddleware(logger: Logger): Middleware {
         return;
       }
       const errorId = randomUUID();
-      logger.error({ err: error, error_id: errorId, method: ctx.method, path: ctx.path }, 'unexpected error');
+      logger.error(
+        { err: error, error_id: errorId, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path },
+        'unexpected error',
+      );
       ctx.status = 500;
       ctx.body = {
         detail: `The server hit an unexpected error (ref ${errorId}).`,
