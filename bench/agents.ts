@@ -1,6 +1,80 @@
-// Placeholder until this benchmark lands.
-import type { Row } from './harness.ts';
+// Agents and datasets: retrieving one agent with a JWT (against the bare server, alternately), and
+// posting 10,000-datapoint datasets, each one a new version of the same agent's dataset.
+import { compareWithBare, load, removeDir, startBare, startService, type Row } from './harness.ts';
+
+const getConnections = 50;
+const getRatioMin = 0.5;
+const postConnections = 2;
+const postDatapoints = 10_000;
+const postP50MsMax = 150;
 
 export async function run(): Promise<Row[]> {
-  return [];
+  const bare = await startBare();
+  const service = await startService();
+  try {
+    const { access, agentId } = await setUp(service.url);
+    const auth = { authorization: `Bearer ${access}` };
+    const get = await compareWithBare(bare, { url: `${service.url}/api/agents/${agentId}/`, headers: auth, connections: getConnections });
+    const post = await load({
+      url: `${service.url}/api/datasets/`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: agentId, datapoints: datapoints(postDatapoints) }),
+      connections: postConnections,
+    });
+    const postFailures = post.errors + post.non2xx;
+    return [
+      {
+        name: `GET /api/agents/{id}/ (JWT, ${getConnections} connections)`,
+        value: get.serviceRps,
+        unit: 'req/s',
+        ratio: get.ratio,
+        target: `>= ${getRatioMin}x bare`,
+        pass: get.ratio >= getRatioMin && get.failures === 0,
+        note: `p50 ${get.serviceP50Ms} ms, bare ${Math.round(get.bareRps)} req/s${get.failures ? `, ${get.failures} failures` : ''}`,
+      },
+      {
+        name: `POST /api/datasets/ (${postDatapoints.toLocaleString('en-US')} datapoints, ${postConnections} connections)`,
+        value: post.latencyP50Ms,
+        unit: 'ms p50',
+        target: `<= ${postP50MsMax} ms`,
+        pass: post.latencyP50Ms <= postP50MsMax && postFailures === 0,
+        note: `p99 ${post.latencyP99Ms} ms, ${post.requestsPerSecond.toFixed(1)} datasets/s${postFailures ? `, ${postFailures} failures` : ''}`,
+      },
+    ];
+  } finally {
+    await service.stop();
+    await bare.stop();
+    removeDir(service.dataDir);
+  }
+}
+
+/** A user, a project and an agent, made over HTTP as a client would. */
+async function setUp(url: string): Promise<{ access: string; agentId: string }> {
+  const password = 'bench password';
+  const registered = await send(url, 'POST', '/api/auth/register/', { email: `bench-${process.pid}@example.com`, password, password_confirm: password });
+  const access = registered.access as string;
+  const project = await send(url, 'POST', '/api/projects/', { name: 'Bench', slug: `bench-${process.pid}` }, access);
+  const agent = await send(url, 'POST', '/api/agents/', {
+    name: 'Bench agent', slug: 'bench-agent', project: project.id, model: 'claude', description: 'An agent to retrieve',
+    input_schema: { type: 'object', properties: { question: { type: 'string' } } }, tags: ['bench'],
+  }, access);
+  return { access, agentId: agent.id as string };
+}
+
+async function send(url: string, method: string, path: string, body: unknown, access?: string): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (access) headers.authorization = `Bearer ${access}`;
+  const response = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+function datapoints(count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    input: { question: `What is the status of ticket ${i}?` },
+    expected_output: `Ticket ${i} is open.`,
+    persona: i % 2 === 0 ? 'customer' : 'agent',
+    tags: ['bench'],
+  }));
 }

@@ -13,6 +13,14 @@ export interface Limits {
   traceBodyBytesMax: number;
   /** Spans in one OTLP export request. */
   spanBatchMax: number;
+  /** Spans of exports waiting to be written before further exports get 503. */
+  traceQueueSpansMax: number;
+  /** Spans of waiting exports written together in one commit. */
+  traceCommitSpansMax: number;
+  /** Spans removed in one commit by retention pruning or a project's deletion. */
+  tracePruneSpansMax: number;
+  /** Spans in one trace's answer (GET /api/traces/{trace_id}/); span_count still counts them all. */
+  traceDetailSpansMax: number;
   /** Datapoints in one dataset. */
   datapointsPerDatasetMax: number;
   pageSizeDefault: number;
@@ -35,6 +43,8 @@ export interface Limits {
   apiKeysPerUserMax: number;
   /** Members of one project. */
   membershipsPerProjectMax: number;
+  /** Iterations of one job (a job's representation embeds them all). */
+  iterationsPerJobMax: number;
   /** Nesting depth of a JSON request body (objects and arrays). */
   jsonDepthMax: number;
   /** Failed logins for one email in the window before further attempts get 429. */
@@ -70,6 +80,10 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   datasetBodyBytesMax: 128 * 1024 * 1024,
   traceBodyBytesMax: 32 * 1024 * 1024,
   spanBatchMax: 10_000,
+  traceQueueSpansMax: 65_536,
+  traceCommitSpansMax: 8192,
+  tracePruneSpansMax: 4096,
+  traceDetailSpansMax: 10_000,
   datapointsPerDatasetMax: 100_000,
   pageSizeDefault: 25,
   pageSizeMax: 100,
@@ -82,6 +96,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   snapshotEvery: 256,
   apiKeysPerUserMax: 100,
   membershipsPerProjectMax: 1000,
+  iterationsPerJobMax: 10_000,
   jsonDepthMax: 64,
   loginFailuresMax: 5,
   loginFailuresPerAddressMax: 50,

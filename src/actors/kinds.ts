@@ -123,16 +123,30 @@ export const agentKind: AgentKind = {
   },
 };
 
+/**
+ * Job snapshots store each iteration without `job` and `project` (both are the job's own) and
+ * restore them by reference: a million iterations then hold two strings fewer each.
+ */
 export const jobKind: JobKind = {
   name: 'job',
   decider: jobDecider,
   codec: plainCodec(
-    (state) => ({ job: state.job, iterations: [...state.iterations.values()] }),
+    (state) => ({
+      job: state.job,
+      iterations: [...state.iterations.values()].map(({ job: _job, project: _project, ...stored }) => stored),
+    }),
     (value) => {
-      const plain = value as { job: Job | null; iterations: JobIteration[] };
+      const plain = value as { job: Job | null; iterations: Omit<JobIteration, 'job' | 'project'>[] };
       const state = jobDecider.initialState();
-      state.job = plain.job;
-      for (const iteration of plain.iterations) state.iterations.set(iteration.id, iteration);
+      const job = plain.job;
+      state.job = job;
+      if (!job) return state;
+      // Completed in place: these objects were just decoded and nothing else holds them yet.
+      for (const stored of plain.iterations as Record<string, unknown>[]) {
+        stored.job = job.id;
+        stored.project = job.project;
+        state.iterations.set(stored.id as string, stored as unknown as JobIteration);
+      }
       return state;
     },
   ),

@@ -7,6 +7,7 @@ import type { IdentityState } from '../domain/identity.ts';
 import type { IterationChanges, JobState } from '../domain/job.ts';
 import type { ProjectState } from '../domain/project.ts';
 import type { JobIteration } from '../domain/records.ts';
+import { notFound } from '../domain/rejection.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
 import { Actor, ActorUnavailable, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
@@ -109,14 +110,17 @@ export class Registry {
     return this.create(this.jobs, new Actor(jobKind, id, this.env), command);
   }
 
-  /** Moves an iteration to another job: removed from one stream, added to the other, one commit. */
-  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges): Promise<void> {
+  /**
+   * Moves an iteration to another job: removed from one stream, added to the other, one commit.
+   * An iteration deleted meanwhile is not found; a target job deleted meanwhile refuses the add.
+   */
+  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges, iterationsMax: number): Promise<void> {
     return this.joint([source, target], async () => {
       const current = source.current.iterations.get(id);
-      if (!current) throw new ActorUnavailable('stopped', 1);
+      if (!current) throw notFound();
       const moved: JobIteration = { ...current, ...changes };
       const removal = source.decide({ type: 'RemoveIteration', id });
-      const addition = target.decide({ type: 'AddIteration', iteration: moved });
+      const addition = target.decide({ type: 'AddIteration', iteration: moved, iterationsMax });
       await this.commitTogether([() => source.stage(removal), () => target.stage(addition)]);
     });
   }

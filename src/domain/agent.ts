@@ -1,7 +1,7 @@
 // An agent and its dataset versions: one stream per agent, so that versions are assigned one
 // after another even when datasets are posted concurrently.
 import type { Decider } from './decider.ts';
-import { agentWritableFields, type Agent, type Dataset, type Timestamp } from './records.ts';
+import { agentWritableFields, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
 import { invalid, invalidPk, notFound } from './rejection.ts';
 
 export interface AgentState {
@@ -26,11 +26,58 @@ export function newAgent(
   return record as Agent;
 }
 
+/** A posted datapoint; omitted fields read back as null. */
+export interface DatapointInput {
+  expected_output?: Json;
+  input?: Json;
+  order?: number | null;
+  persona?: string | null;
+  tags?: Json;
+}
+
+export type DatasetFields = Partial<Pick<Dataset, 'generator_model' | 'metadata' | 'name' | 'policy_hash' | 'source'>>;
+
+/**
+ * A new dataset (its agent assigns the version); `datapointIds[i]` is the id of `points[i]`. A
+ * datapoint's order defaults to its index, and the datapoints are kept sorted by order, then
+ * position, so that paging through them in their default order never sorts.
+ */
+export function newDataset(
+  identity: { id: Uuid; agent: Uuid; project: Uuid; now: Timestamp; datapointIds: readonly Uuid[] },
+  fields: DatasetFields,
+  points: readonly DatapointInput[],
+): Dataset {
+  if (identity.datapointIds.length !== points.length) throw new Error('one id per datapoint');
+  const datapoints: Datapoint[] = points.map((point, index) => ({
+    id: identity.datapointIds[index]!,
+    expected_output: point.expected_output ?? null,
+    input: point.input ?? null,
+    order: point.order ?? index,
+    persona: point.persona ?? null,
+    tags: point.tags ?? null,
+  }));
+  datapoints.sort((a, b) => a.order - b.order); // stable: equal orders keep their position
+  return {
+    id: identity.id,
+    agent: identity.agent,
+    project: identity.project,
+    created_at: identity.now,
+    version: 0,
+    generator_model: fields.generator_model ?? null,
+    metadata: fields.metadata ?? null,
+    name: fields.name ?? null,
+    policy_hash: fields.policy_hash ?? null,
+    source: fields.source ?? null,
+    num_datapoints: datapoints.length,
+    datapoints,
+  };
+}
+
 export type AgentCommand =
   | { type: 'CreateAgent'; agent: Agent }
   | { type: 'UpdateAgent'; changes: AgentChanges; now: Timestamp }
   | { type: 'DeleteAgent'; now: Timestamp }
-  /** `dataset.version` is ignored: the agent assigns it. */
+  /** `dataset.version`, `agent` and `project` are the agent's to assign. */
   | { type: 'CreateDataset'; dataset: Dataset; makeActive: boolean }
   | { type: 'DeleteDataset'; id: string; now: Timestamp }
   | { type: 'ActivateDataset'; id: string; now: Timestamp };
@@ -58,6 +105,7 @@ export const agentDecider: Decider<AgentState, AgentCommand, AgentEvent> = {
     if (!agent) throw notFound();
     switch (command.type) {
       case 'UpdateAgent': {
+        if (agent.is_deleted) throw notFound();
         const activeDataset = command.changes.active_dataset;
         if (activeDataset != null && !state.datasets.has(activeDataset)) {
           throw invalid({ active_dataset: [invalidPk(activeDataset)] });
@@ -73,7 +121,8 @@ export const agentDecider: Decider<AgentState, AgentCommand, AgentEvent> = {
         if (agent.is_deleted) throw notFound();
         return [{ type: 'AgentUpdated', agent: { ...agent, is_deleted: true, updated_at: command.now } }];
       case 'CreateDataset': {
-        const dataset: Dataset = { ...command.dataset, version: state.lastVersion + 1 };
+        if (agent.is_deleted) throw invalid({ agent: [invalidPk(agent.id)] });
+        const dataset: Dataset = { ...command.dataset, agent: agent.id, project: agent.project, version: state.lastVersion + 1 };
         const events: AgentEvent[] = [{ type: 'DatasetCreated', dataset }];
         if (command.makeActive) {
           events.push({ type: 'AgentUpdated', agent: { ...agent, active_dataset: dataset.id, updated_at: dataset.created_at } });

@@ -1,7 +1,7 @@
 // A job and its iterations: one stream per job.
 import type { Decider } from './decider.ts';
-import type { Job, JobIteration, JobStatus, Timestamp } from './records.ts';
-import { conflict, notFound } from './rejection.ts';
+import { iterationWritableFields, jobWritableFields, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
+import { conflict, invalid, notFound } from './rejection.ts';
 
 export interface JobState {
   job: Job | null;
@@ -12,11 +12,35 @@ export interface JobState {
 export type JobChanges = Partial<Omit<Job, 'id' | 'created_at' | 'updated_at' | 'triggered_by'>>;
 export type IterationChanges = Partial<Omit<JobIteration, 'id' | 'created_at' | 'job' | 'project'>>;
 
+/** A new job: every writable field null unless given; status pending unless given. */
+export function newJob(identity: { id: string; now: Timestamp; project: string; triggeredBy: number | null }, fields: JobChanges = {}): Job {
+  const given = fields as Record<string, unknown>;
+  const record: Record<string, unknown> = { id: identity.id, created_at: identity.now, updated_at: identity.now };
+  for (const field of jobWritableFields) record[field] = field in given ? given[field] : null;
+  record.project = identity.project;
+  record.status = fields.status ?? 'pending';
+  record.triggered_by = identity.triggeredBy;
+  return record as unknown as Job;
+}
+
+/** A new iteration of `job`: every optional field null unless given. */
+export function newIteration(
+  identity: { id: string; now: Timestamp; job: string; project: string; iterationName: string },
+  fields: IterationChanges = {},
+): JobIteration {
+  const given = fields as Record<string, unknown>;
+  const record: Record<string, unknown> = { id: identity.id, created_at: identity.now };
+  for (const field of iterationWritableFields) record[field] = field in given ? given[field] : null;
+  Object.assign(record, { job: identity.job, project: identity.project, iteration_name: identity.iterationName });
+  return record as unknown as JobIteration;
+}
+
 export type JobCommand =
-  | { type: 'CreateJob'; job: Job }
+  /** `sent` holds the fields the client sent, so that a sent improvement is kept as sent. */
+  | { type: 'CreateJob'; job: Job; sent: JobChanges }
   | { type: 'UpdateJob'; changes: JobChanges; now: Timestamp }
   | { type: 'DeleteJob' }
-  | { type: 'AddIteration'; iteration: JobIteration }
+  | { type: 'AddIteration'; iteration: JobIteration; iterationsMax: number }
   | { type: 'UpdateIteration'; id: string; changes: IterationChanges }
   | { type: 'RemoveIteration'; id: string };
 
@@ -43,15 +67,31 @@ export function canMove(from: JobStatus, to: JobStatus): boolean {
 
 /**
  * `improvement` when the client did not send it: best - baseline, recomputed whenever a write sets
- * either score (or creates the job) and both are known; otherwise the stored value stands.
+ * either score and both are known; otherwise the stored value stands.
  */
-export function deriveImprovement(job: Job, sent: JobChanges | null): number | null {
-  if (sent && 'improvement' in sent) return job.improvement;
-  const scoresTouched = sent === null || 'best_score' in sent || 'baseline_score' in sent;
+export function deriveImprovement(job: Job, sent: JobChanges): number | null {
+  if ('improvement' in sent) return job.improvement;
+  const scoresTouched = 'best_score' in sent || 'baseline_score' in sent;
   if (scoresTouched && job.best_score !== null && job.baseline_score !== null) {
     return job.best_score - job.baseline_score;
   }
   return job.improvement;
+}
+
+/** True when every changed field already holds the value sent. */
+export function changesNothing(job: Job, changes: JobChanges): boolean {
+  const stored = job as unknown as Record<string, Json>;
+  return Object.entries(changes).every(([field, value]) => jsonEqual(stored[field]!, value as Json));
+}
+
+function jsonEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]!));
+  }
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => key in b && jsonEqual(a[key]!, b[key]!));
 }
 
 export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
@@ -60,7 +100,7 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
   decide(state, command) {
     if (command.type === 'CreateJob') {
       if (state.job || state.gone) throw new Error('a job stream is created once');
-      const job = { ...command.job, improvement: deriveImprovement(command.job, null) };
+      const job = { ...command.job, improvement: deriveImprovement(command.job, command.sent) };
       return [{ type: 'JobCreated', job }];
     }
     const job = state.job;
@@ -71,6 +111,8 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
         if (status !== undefined && !canMove(job.status, status)) {
           throw conflict(`A job cannot move from "${job.status}" to "${status}".`);
         }
+        // Re-sending what is stored (a worker repeating its status) writes nothing.
+        if (changesNothing(job, command.changes)) return [];
         const updated = { ...job, ...command.changes, updated_at: command.now };
         const events: JobEvent[] = [
           { type: 'JobUpdated', job: { ...updated, improvement: deriveImprovement(updated, command.changes) } },
@@ -86,6 +128,9 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
       case 'DeleteJob':
         return [{ type: 'JobDeleted', job }];
       case 'AddIteration':
+        if (state.iterations.size >= command.iterationsMax) {
+          throw invalid({ non_field_errors: [`A job may have at most ${command.iterationsMax} iterations.`] });
+        }
         return [{ type: 'IterationAdded', iteration: { ...command.iteration, job: job.id, project: job.project } }];
       case 'UpdateIteration': {
         const iteration = state.iterations.get(command.id);

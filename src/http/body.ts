@@ -34,24 +34,30 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
     }
     const body: unknown = (ctx.request as { body?: unknown }).body;
     if (body === undefined || body === '') return {};
-    if (nestingDepth(body, depthMax) > depthMax) {
-      throw fail.parse(`nesting is deeper than ${depthMax} levels`);
-    }
+    const problem = jsonProblem(body, depthMax);
+    if (problem) throw fail.parse(problem);
     return body;
   };
 }
 
-/** Depth of nested objects and arrays, counting stops once past `limit`. */
-export function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
+/**
+ * What makes parsed JSON unfit to store, if anything: nesting deeper than `depthMax`, or a
+ * number JSON.parse turned into Infinity (1e400), which would read back as null.
+ */
+export function jsonProblem(value: unknown, depthMax: number): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : 'a number is too large';
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (typeof node !== 'object' || node === null) continue;
-    if (depth > deepest) deepest = depth;
-    if (deepest > limit) return deepest;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    if (depth > depthMax) return `nesting is deeper than ${depthMax} levels`;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object') {
+        if (child !== null) stack.push([child, depth + 1]);
+      } else if (typeof child === 'number' && !Number.isFinite(child)) {
+        return 'a number is too large';
+      }
+    }
   }
-  return deepest;
+  return null;
 }

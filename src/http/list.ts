@@ -2,9 +2,9 @@
 // whitelist (x-ordering) and the search fields (x-search); this turns a validated query into a
 // ListRequest, runs it, and answers DRF's paginated envelope with absolute next/previous links.
 import type { AnySchemaObject } from 'ajv';
-import type { Collection, Identified } from '../query/collection.ts';
+import type { Identified } from '../query/collection.ts';
 import type { Filter, FilterOp } from '../query/filters.ts';
-import { runList } from '../query/list.ts';
+import { runList, type Listable } from '../query/list.ts';
 import { parseOrdering } from '../query/ordering.ts';
 import { splitSearchTerms } from '../query/search.ts';
 import { parseDateOrDateTime, toTimestamp } from '../validation/datetime.ts';
@@ -63,7 +63,7 @@ function parserFor(property: AnySchemaObject, op: FilterOp): (value: unknown) =>
 export interface ListOptions<T extends Identified, R> {
   /** $id of the query schema that declares filters, ordering and search. */
   schema: string;
-  collection: Collection<T>;
+  collection: Listable<T>;
   /** Partitions (projects) the caller may see. */
   partitions: Iterable<string>;
   serialize: (record: T) => R;
@@ -80,30 +80,43 @@ export function listPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, o
     const value = query[filter.param];
     if (value !== undefined) filters.push({ field: filter.field, op: filter.op, value: filter.parse(value) });
   }
-  const size = pageSize(query.page_size, limits.pageSizeDefault, limits.pageSizeMax);
-  const requested = pageNumber(query.page, limits.pageNumberMax);
   const request = {
     partitions: options.partitions,
     filters,
     searchTerms: typeof query.search === 'string' ? splitSearchTerms(query.search, limits.searchTermsMax) : [],
     searchFields: declaration.search,
     ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
-    offset: 0,
-    limit: size,
   };
+  return paginate(ctx, deps, (offset, limit) => runList(options.collection, { ...request, offset, limit }), options.serialize);
+}
+
+/**
+ * DRF's page-number pagination over any source that can count its items and cut a page: the
+ * requested page (or "last"), "Invalid page." past the end, and the envelope with its links.
+ */
+export function paginate<T, R>(
+  ctx: ApiContext,
+  deps: Deps,
+  fetch: (offset: number, limit: number) => { count: number; items: T[] },
+  serialize: (item: T) => R,
+): Envelope<R> {
+  const { limits } = deps.config;
+  const query = ctx.state.query;
+  const size = pageSize(query.page_size, limits.pageSizeDefault, limits.pageSizeMax);
+  const requested = pageNumber(query.page, limits.pageNumberMax);
   let page = requested === 'last' ? 1 : requested;
-  let result = runList(options.collection, { ...request, offset: (page - 1) * size });
+  let result = fetch((page - 1) * size, size);
   const pages = Math.max(1, Math.ceil(result.count / size));
   if (requested === 'last' && pages > 1) {
     page = pages;
-    result = runList(options.collection, { ...request, offset: (page - 1) * size });
+    result = fetch((page - 1) * size, size);
   }
   if (page > pages) throw fail.notFound('Invalid page.');
   return {
     count: result.count,
     next: page < pages ? pageLink(ctx, page + 1) : null,
     previous: page > 1 ? pageLink(ctx, page - 1) : null,
-    results: result.items.map(options.serialize),
+    results: result.items.map(serialize),
   };
 }
 

@@ -1,7 +1,8 @@
 // The one list pipeline every resource uses: pick the narrowest index, filter, search, order,
 // and cut one page. In the default ordering (or its reverse) a page comes straight from sorted
-// lists; any other ordering sorts just the matching records.
-import type { Collection, Identified } from './collection.ts';
+// lists; any other ordering sorts just the matching records. It runs over an indexed Collection
+// or over one array already kept in its default ordering (a dataset's datapoints).
+import { Collection, type Identified } from './collection.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from './filters.ts';
 import { comparatorFor, isReverseOf, isSameOrdering, type OrderKey, type RecordComparator } from './ordering.ts';
 import { searchPredicate } from './search.ts';
@@ -24,17 +25,33 @@ export interface ListResult<T> {
   items: T[];
 }
 
-export function runList<T extends Identified>(collection: Collection<T>, request: ListRequest): ListResult<T> {
-  const { sources, residual } = chooseSources(collection, request);
+/** Records of one partition in an array kept in `defaultOrdering` (it is never re-sorted). */
+export interface SortedRecords<T> {
+  readonly partition: string;
+  readonly records: readonly T[];
+  readonly defaultOrdering: readonly OrderKey[];
+}
+
+/** What a list runs over. */
+export type Listable<T extends Identified> = Collection<T> | SortedRecords<T>;
+
+/** A sorted list or array, read from a position forwards or from the end backwards. */
+interface SortedSource<T> {
+  readonly length: number;
+  iterate(start?: number, reverse?: boolean): Iterable<T>;
+}
+
+export function runList<T extends Identified>(listable: Listable<T>, request: ListRequest): ListResult<T> {
+  const { sources, residual, defaultOrdering, compare } =
+    listable instanceof Collection ? collectionSources(listable, request) : sortedRecordsSources(listable, request);
   const predicate = allOf([
     ...residual.map(predicateFor),
     ...[searchPredicate(request.searchTerms, request.searchFields)].filter((p): p is Predicate => p !== null),
   ]);
-  const defaultOrdering = collection.spec.defaultOrdering;
   const ordering = request.ordering ?? defaultOrdering;
   if (isSameOrdering(ordering, defaultOrdering) || isReverseOf(ordering, defaultOrdering)) {
     const reverse = !isSameOrdering(ordering, defaultOrdering);
-    return fromSortedSources(sources, collection.compare, reverse, predicate, request.offset, request.limit);
+    return fromSortedSources(sources, compare, reverse, predicate, request.offset, request.limit);
   }
   const matching: T[] = [];
   for (const source of sources) {
@@ -44,9 +61,39 @@ export function runList<T extends Identified>(collection: Collection<T>, request
   return { count: matching.length, items: matching.slice(request.offset, request.offset + request.limit) };
 }
 
+/** The array itself when its partition is visible; every filter is left to the predicate. */
+function sortedRecordsSources<T>(sorted: SortedRecords<T>, request: ListRequest) {
+  const visible = [...request.partitions].includes(sorted.partition);
+  return {
+    sources: visible ? [arraySource(sorted.records)] : [],
+    residual: request.filters,
+    defaultOrdering: sorted.defaultOrdering,
+    compare: comparatorFor(sorted.defaultOrdering),
+  };
+}
+
+function arraySource<T>(records: readonly T[]): SortedSource<T> {
+  return {
+    length: records.length,
+    *iterate(start = 0, reverse = false) {
+      if (reverse) for (let i = records.length - 1 - start; i >= 0; i--) yield records[i]!;
+      else for (let i = start; i < records.length; i++) yield records[i]!;
+    },
+  };
+}
+
+function collectionSources<T extends Identified>(collection: Collection<T>, request: ListRequest) {
+  return {
+    ...chooseSources(collection, request),
+    defaultOrdering: collection.spec.defaultOrdering,
+    compare: collection.compare,
+  };
+}
+
 /**
  * Per visible partition, the smallest sorted list an exact filter on an indexed field allows
- * (or every record), and the filters that list does not already satisfy.
+ * (or every record, when no filter is indexed), and the filters that list does not satisfy.
+ * A partition's full list is only touched when it is the one read (it may need building).
  */
 function chooseSources<T extends Identified>(collection: Collection<T>, request: ListRequest) {
   const partitions = [...new Set(request.partitions)]
@@ -55,23 +102,22 @@ function chooseSources<T extends Identified>(collection: Collection<T>, request:
   const indexed = request.filters.filter(
     (filter) => filter.op === 'exact' && (collection.spec.indexedFields as readonly string[]).includes(filter.field),
   );
-  let best: { filter: Filter | null; sources: SortedList<T>[]; size: number } = {
-    filter: null,
-    sources: partitions.map((partition) => partition.all),
-    size: partitions.reduce((total, partition) => total + partition.all.length, 0),
-  };
+  let chosen: { filter: Filter; lists: SortedList<T>[]; size: number } | null = null;
   for (const filter of indexed) {
-    const sources = partitions
+    const lists = partitions
       .map((partition) => partition.byField.get(filter.field)!.get(filter.value))
       .filter((list) => list !== undefined);
-    const size = sources.reduce((total, list) => total + list.length, 0);
-    if (size < best.size || best.filter === null) best = { filter, sources, size };
+    const size = lists.reduce((total, list) => total + list.length, 0);
+    if (!chosen || size < chosen.size) chosen = { filter, lists, size };
   }
-  return { sources: best.sources, residual: request.filters.filter((filter) => filter !== best.filter) };
+  return {
+    sources: chosen ? chosen.lists : partitions.map((partition) => partition.all),
+    residual: request.filters.filter((filter) => filter !== chosen?.filter),
+  };
 }
 
 function fromSortedSources<T extends object>(
-  sources: SortedList<T>[],
+  sources: SortedSource<T>[],
   compare: RecordComparator,
   reverse: boolean,
   predicate: Predicate | null,
@@ -103,13 +149,13 @@ function fromSortedSources<T extends object>(
 }
 
 /** k-way merge of sorted lists (k is the caller's number of projects, usually small). */
-function* merge<T extends object>(sources: SortedList<T>[], compare: RecordComparator, reverse: boolean): Generator<T> {
+function* merge<T extends object>(sources: SortedSource<T>[], compare: RecordComparator, reverse: boolean): Generator<T> {
   const order = reverse ? (a: T, b: T) => compare(b, a) : compare;
   if (sources.length === 1) {
     yield* sources[0]!.iterate(0, reverse);
     return;
   }
-  const iterators = sources.map((source) => source.iterate(0, reverse));
+  const iterators = sources.map((source) => source.iterate(0, reverse)[Symbol.iterator]());
   const heads = iterators.map((iterator) => iterator.next());
   while (true) {
     let smallest = -1;

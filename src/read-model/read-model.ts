@@ -5,10 +5,12 @@ import type { AgentEvent, AgentState } from '../domain/agent.ts';
 import type { IdentityEvent, IdentityState } from '../domain/identity.ts';
 import type { JobEvent, JobState } from '../domain/job.ts';
 import type { ProjectEvent, ProjectState } from '../domain/project.ts';
-import type { Agent, ApiKey, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
+import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import { Collection } from '../query/collection.ts';
+import type { SortedRecords } from '../query/list.ts';
 
 const newestFirst = [{ field: 'created_at', descending: true }] as const;
+const datapointOrdering = [{ field: 'order', descending: false }] as const;
 
 export class ReadModel {
   readonly users = new Map<number, User>();
@@ -53,7 +55,11 @@ export class ReadModel {
       { field: 'order', descending: false },
       { field: 'created_at', descending: false },
     ],
-    indexedFields: ['job', 'status', 'iteration_name'],
+    // Not iteration_name: names are often unique, and a sorted list per distinct value would cost
+    // more memory than the iterations themselves; a name filter scans what the other filters leave.
+    indexedFields: ['job', 'status'],
+    // Every job retrieve embeds its iterations: have those small lists ready from the start.
+    eagerFields: ['job'],
   });
 
   /** The projects a user belongs to. */
@@ -68,6 +74,11 @@ export class ReadModel {
   /** A job's iterations in their order (order, then created_at). */
   iterationsOf(job: Job): JobIteration[] {
     return this.iterations.partition(job.project)?.byField.get('job')?.get(job.id)?.toArray() ?? [];
+  }
+
+  /** A dataset's datapoints for the list pipeline: kept sorted by order (then position) since creation. */
+  datapointsOf(dataset: Dataset): SortedRecords<Datapoint> {
+    return { partition: dataset.project, records: dataset.datapoints, defaultOrdering: datapointOrdering };
   }
 
   applyIdentity(events: readonly IdentityEvent[]): void {

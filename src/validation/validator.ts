@@ -110,6 +110,9 @@ export class Validator {
       const located = (validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== '');
       throw invalid(toFieldErrors(located, query, queryMessage));
     }
+    // Coercion reads "Infinity" and "1e400" as numbers; django-filter does not.
+    const infinite = Object.keys(query).filter((name) => typeof query[name] === 'number' && !Number.isFinite(query[name]));
+    if (infinite.length > 0) throw invalid(Object.fromEntries(infinite.map((name) => [name, ['Enter a number.']])));
     return query;
   }
 

@@ -120,6 +120,22 @@ test('JSON nested deeper than jsonDepthMax is refused before it is stored', () =
     { limits: { jsonDepthMax: 8 } },
   ));
 
+test('numbers too large for a double are refused in bodies and query strings', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const body = await member.client.request('PATCH', `/api/projects/${project.id}/`, '{"settings": {"x": 1e400}}', { 'content-type': 'application/json' });
+    assert.is(body.status, 400);
+    assert.equal(body.body, { detail: 'JSON parse error - a number is too large', code: 'parse_error' });
+    const query = await member.client.get('/api/projects/', { page_size: 5, search: 'x' });
+    assert.is(query.status, 200);
+    for (const value of ['Infinity', '1e400', '-Infinity']) {
+      const jobs = await member.client.get('/api/jobs/', { score_min: value });
+      assert.is(jobs.status, 400, value);
+      assert.equal(jobs.body, { score_min: ['Enter a number.'] });
+    }
+    assert.is((await member.client.get('/api/jobs/', { score_min: '1e300' })).status, 200);
+  }));
+
 test('a query value longer than queryValueCharsMax is a field error', () =>
   withService(
     async ({ client }) => {

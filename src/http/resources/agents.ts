@@ -1,7 +1,124 @@
-// Placeholder until the agents routes land (issue 3).
-import type { Deps } from '../deps.ts';
-import type { Route } from '../route.ts';
+// /api/agents/: registered agents of a project. (project, slug) is unique among live agents (a
+// unique claim taken when the agent actor decides); DELETE is a soft delete that frees the slug
+// and leaves the agent's datasets, jobs and traces in place.
+import { randomUUID } from 'node:crypto';
+import type { AgentActor } from '../../actors/registry.ts';
+import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
+import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
+import { timestamp, type Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { listPage } from '../list.ts';
+import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
-export function agentRoutes(_deps: Deps): Route[] {
-  return [];
+export function agentRoutes(deps: Deps): Route[] {
+  const { registry, readModel, clock } = deps;
+
+  /** A live agent the caller may see; anything else is 404. */
+  const visibleAgent = (ctx: ApiContext): Agent =>
+    seenOr404(deps, ctx.state.principal, readModel.agents.get(ctx.params.id!), (agent) => agent.project);
+
+  const actorOf = (agent: Agent): AgentActor => {
+    const actor = registry.agent(agent.id);
+    if (!actor) throw fail.notFound();
+    return actor;
+  };
+
+  const visibleProjectOr400 = (ctx: ApiContext, id: string): string =>
+    referenceOr400(deps, ctx.state.principal, 'project', id, readModel.projects.get(id), (project) => project.id).id;
+
+  /** PUT and PATCH: only the fields sent change (DRF's update keeps the others). */
+  const update = async (ctx: ApiContext) => {
+    const agent = visibleAgent(ctx);
+    const actor = actorOf(agent);
+    const changes = agentChanges(ctx.state.body);
+    const target = changes.project === undefined ? agent.project : visibleProjectOr400(ctx, changes.project);
+    const events = await registry.gates.pass([agent.project, target], () =>
+      actor.ask({ type: 'UpdateAgent', changes, now: timestamp(clock) }),
+    );
+    reply(ctx, 200, agentJson(agentAfter(events)));
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/agents',
+      auth: true,
+      query: 'agents.list-query',
+      summary: 'List the agents of the projects the caller can see.',
+      handle(ctx) {
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'agents.list-query',
+          collection: readModel.agents,
+          partitions: visibleProjects(deps, ctx.state.principal),
+          serialize: agentListItemJson,
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/agents',
+      auth: true,
+      body: 'agents.agent',
+      summary: 'Register an agent in a project.',
+      async handle(ctx) {
+        const body = ctx.state.body;
+        const project = visibleProjectOr400(ctx, body.project as string);
+        const agent = newAgent(
+          { id: randomUUID(), now: timestamp(clock), project, name: body.name as string, slug: body.slug as string },
+          agentChanges(body),
+        );
+        const events = await registry.gates.pass([project], () => registry.createAgent(agent.id, { type: 'CreateAgent', agent }));
+        reply(ctx, 201, agentJson(agentAfter(events)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/agents/:id',
+      auth: true,
+      summary: 'Retrieve an agent.',
+      handle(ctx) {
+        reply(ctx, 200, agentJson(visibleAgent(ctx)));
+      },
+    },
+    { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', handle: update },
+    { method: 'PATCH', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update some fields of an agent.', handle: update },
+    {
+      method: 'DELETE',
+      path: '/api/agents/:id',
+      auth: true,
+      summary: 'Soft-delete an agent; its datasets, jobs and traces stay.',
+      async handle(ctx) {
+        const agent = visibleAgent(ctx);
+        const actor = actorOf(agent);
+        await registry.gates.pass([agent.project], () => actor.ask({ type: 'DeleteAgent', now: timestamp(clock) }));
+        noContent(ctx);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/agents/:id/eval_spec',
+      auth: true,
+      summary: "The agent's evaluation settings, with defaults for what is unset.",
+      handle(ctx) {
+        reply(ctx, 200, evalSpecJson(visibleAgent(ctx)));
+      },
+    },
+  ];
+}
+
+/** The writable fields present in a validated body; `is_deleted: null` means false (it is never null). */
+function agentChanges(body: Record<string, unknown>): AgentChanges {
+  const changes = pickPresent<AgentChanges>(body, agentWritableFields);
+  return body.is_deleted === null ? { ...changes, is_deleted: false } : changes;
+}
+
+/** The agent as this write left it (a later write may already have changed the read model). */
+function agentAfter(events: readonly AgentEvent[]): Agent {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.type === 'AgentCreated' || event.type === 'AgentUpdated') return event.agent;
+  }
+  throw new Error('an agent write produced no agent');
 }

@@ -1,7 +1,152 @@
-// Placeholder until the datasets routes land (issue 3).
-import type { Deps } from '../deps.ts';
-import type { Route } from '../route.ts';
+// /api/datasets/: immutable, versioned sets of datapoints. A dataset is written by its agent's
+// actor, which numbers versions one after another even when datasets are posted concurrently;
+// no operation changes a dataset once created (a new version is posted instead).
+import { randomUUID } from 'node:crypto';
+import type { AgentActor } from '../../actors/registry.ts';
+import { newDataset, type AgentEvent, type DatapointInput, type DatasetFields } from '../../domain/agent.ts';
+import { pickPresent, type Dataset } from '../../domain/records.ts';
+import { invalid, invalidPk } from '../../domain/rejection.ts';
+import { predicateFor } from '../../query/filters.ts';
+import type { Query } from '../../validation/validator.ts';
+import { timestamp, type Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { listDeclaration, listPage } from '../list.ts';
+import { datapointJson, datasetJson, datasetListItemJson } from '../representations.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
-export function datasetRoutes(_deps: Deps): Route[] {
-  return [];
+const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
+
+export function datasetRoutes(deps: Deps): Route[] {
+  const { registry, readModel, clock, config } = deps;
+  const matchesDatasetFilters = datasetFilterMatcher(deps);
+
+  const visibleDataset = (ctx: ApiContext): Dataset =>
+    seenOr404(deps, ctx.state.principal, readModel.datasets.get(ctx.params.id!), (dataset) => dataset.project);
+
+  /** The dataset's agent actor: it stays after a soft delete, so a missing one means the dataset is gone. */
+  const ownerOf = (dataset: Dataset): AgentActor => {
+    const actor = registry.agent(dataset.agent);
+    if (!actor) throw fail.notFound();
+    return actor;
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/datasets',
+      auth: true,
+      query: 'datasets.list-query',
+      summary: 'List dataset versions (without their datapoints) of the projects the caller can see.',
+      handle(ctx) {
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'datasets.list-query',
+          collection: readModel.datasets,
+          partitions: visibleProjects(deps, ctx.state.principal),
+          serialize: datasetListItemJson,
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/datasets',
+      auth: true,
+      body: 'datasets.dataset',
+      bodyBytesMax: config.limits.datasetBodyBytesMax,
+      summary: "Create the next version of an agent's dataset, optionally making it the active one.",
+      async handle(ctx) {
+        const { body, principal } = ctx.state;
+        const points = body.datapoints as DatapointInput[];
+        const datapointsMax = config.limits.datapointsPerDatasetMax;
+        if (points.length > datapointsMax) {
+          throw invalid({ datapoints: { non_field_errors: [`Ensure this field has no more than ${datapointsMax} elements.`] } });
+        }
+        const agentId = body.agent as string;
+        const agent = referenceOr400(deps, principal, 'agent', agentId, readModel.agents.get(agentId), (found) => found.project);
+        const actor = registry.agent(agent.id);
+        if (!actor) throw invalid({ agent: [invalidPk(agentId)] });
+        const datapointIds = Array.from(points, () => randomUUID());
+        const dataset = newDataset(
+          { id: randomUUID(), agent: agent.id, project: agent.project, now: timestamp(clock), datapointIds },
+          pickPresent<DatasetFields>(body, datasetFields),
+          points,
+        );
+        const events = await registry.gates.pass([agent.project], () =>
+          actor.ask({ type: 'CreateDataset', dataset, makeActive: body.make_active === true }),
+        );
+        reply(ctx, 201, datasetJson(createdDataset(events)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/datasets/:id',
+      auth: true,
+      summary: 'Retrieve a dataset version with all its datapoints.',
+      handle(ctx) {
+        reply(ctx, 200, datasetJson(visibleDataset(ctx)));
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/api/datasets/:id',
+      auth: true,
+      summary: "Delete one dataset version (the agent's active_dataset is cleared if it was this one).",
+      async handle(ctx) {
+        const dataset = visibleDataset(ctx);
+        const actor = ownerOf(dataset);
+        await registry.gates.pass([dataset.project], () => actor.ask({ type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) }));
+        noContent(ctx);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/datasets/:id/activate',
+      auth: true,
+      summary: "Make this version its agent's active dataset.",
+      async handle(ctx) {
+        const dataset = visibleDataset(ctx);
+        const actor = ownerOf(dataset);
+        await registry.gates.pass([dataset.project], () => actor.ask({ type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) }));
+        reply(ctx, 200, datasetJson(dataset));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/datasets/:id/datapoints',
+      auth: true,
+      query: 'datasets.datapoints-query',
+      summary: "Page through a dataset version's datapoints (default order: order).",
+      handle(ctx) {
+        const dataset = visibleDataset(ctx);
+        if (!matchesDatasetFilters(dataset, ctx.state.query)) throw fail.notFound();
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'datasets.datapoints-query',
+          collection: readModel.datapointsOf(dataset),
+          partitions: [dataset.project],
+          serialize: datapointJson,
+        }));
+      },
+    },
+  ];
+}
+
+/**
+ * DRF's get_object() filters the queryset before it looks the dataset up: the datasets list's own
+ * filters, given on the datapoints URL, must all match the dataset or it is not found.
+ */
+function datasetFilterMatcher(deps: Deps): (dataset: Dataset, query: Query) => boolean {
+  const { documents } = deps.validator;
+  const accepted = new Set(Object.keys(documents.get('datasets.datapoints-query')!.properties as object));
+  const filters = listDeclaration(documents.get('datasets.list-query')!).filters.filter((filter) => accepted.has(filter.param));
+  return (dataset, query) =>
+    filters.every((filter) => {
+      const value = query[filter.param];
+      return value === undefined || predicateFor({ field: filter.field, op: filter.op, value: filter.parse(value) })(dataset);
+    });
+}
+
+function createdDataset(events: readonly AgentEvent[]): Dataset {
+  const created = events.find((event) => event.type === 'DatasetCreated');
+  if (!created) throw new Error('a dataset create produced no dataset');
+  return created.dataset;
 }

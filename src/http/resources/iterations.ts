@@ -1,7 +1,129 @@
-// Placeholder until the iterations routes land (issue 3).
-import type { Deps } from '../deps.ts';
-import type { Route } from '../route.ts';
+// /api/job-iterations/: each iteration lives in its job's stream, so its job's actor handles it.
+// Sending another job moves the iteration there in one commit of both streams. Iterations of a
+// job in a final status stay writable: the status is the job's, not theirs.
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/authenticate.ts';
+import { newIteration, type IterationChanges } from '../../domain/job.ts';
+import { iterationWritableFields, pickPresent, type Job, type JobIteration } from '../../domain/records.ts';
+import { invalid, invalidPk } from '../../domain/rejection.ts';
+import { timestamp, type Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { listPage } from '../list.ts';
+import { iterationJson } from '../representations.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
-export function iterationRoutes(_deps: Deps): Route[] {
-  return [];
+/** The fields an update changes in place; `job` moves the iteration instead. */
+const changeFields = iterationWritableFields.filter((field) => field !== 'job');
+
+export function iterationRoutes(deps: Deps): Route[] {
+  const { registry, readModel, clock } = deps;
+  const iterationsMax = deps.config.limits.iterationsPerJobMax;
+
+  const visibleIteration = (ctx: ApiContext): JobIteration =>
+    seenOr404(deps, ctx.state.principal, readModel.iterations.get(ctx.params.id!), (iteration) => iteration.project);
+
+  /** The iteration as committed; gone meanwhile (deleted with its job) is 404. */
+  const answerIteration = (ctx: ApiContext, status: number, id: string) => {
+    const iteration = readModel.iterations.get(id);
+    if (!iteration) throw fail.notFound();
+    reply(ctx, status, iterationJson(iteration));
+  };
+
+  /** A referenced job must be visible, with its actor. */
+  const jobReference = (principal: Principal, id: string) => {
+    const job: Job = referenceOr400(deps, principal, 'job', id, readModel.jobs.get(id), (found) => found.project);
+    const actor = registry.job(job.id);
+    if (!actor) throw invalid({ job: [invalidPk(id)] });
+    return { job, actor };
+  };
+
+  const move = async (iteration: JobIteration, principal: Principal, targetId: string, changes: IterationChanges) => {
+    const source = registry.job(iteration.job);
+    if (!source) throw fail.notFound();
+    const target = jobReference(principal, targetId);
+    const projects = [...new Set([iteration.project, target.job.project])];
+    try {
+      await registry.gates.pass(projects, () => registry.moveIteration(source, target.actor, iteration.id, changes, iterationsMax));
+    } catch (error) {
+      // A job deleted while the move waited: the iteration is gone with it, or the target is.
+      if (!readModel.iterations.get(iteration.id)) throw fail.notFound();
+      if (!readModel.jobs.get(target.job.id)) throw invalid({ job: [invalidPk(targetId)] });
+      throw error;
+    }
+  };
+
+  const update = async (ctx: ApiContext) => {
+    const { principal, body } = ctx.state;
+    const iteration = visibleIteration(ctx);
+    const changes = pickPresent<IterationChanges>(body, changeFields);
+    const targetId = body.job as string | undefined;
+    if (targetId !== undefined && targetId !== iteration.job) {
+      await move(iteration, principal, targetId, changes);
+    } else {
+      const actor = registry.job(iteration.job);
+      if (!actor) throw fail.notFound();
+      await registry.gates.pass([iteration.project], () => actor.ask({ type: 'UpdateIteration', id: iteration.id, changes }));
+    }
+    answerIteration(ctx, 200, iteration.id);
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/job-iterations',
+      auth: true,
+      query: 'iterations.list-query',
+      summary: 'List job iterations (by order, then created_at, by default).',
+      handle(ctx) {
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'iterations.list-query',
+          collection: readModel.iterations,
+          partitions: visibleProjects(deps, ctx.state.principal),
+          serialize: iterationJson,
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/job-iterations',
+      auth: true,
+      body: 'iterations.iteration',
+      summary: 'Add an iteration to a job.',
+      async handle(ctx) {
+        const { principal, body } = ctx.state;
+        const { job, actor } = jobReference(principal, body.job as string);
+        const iteration = newIteration(
+          { id: randomUUID(), now: timestamp(clock), job: job.id, project: job.project, iterationName: body.iteration_name as string },
+          pickPresent<IterationChanges>(body, changeFields),
+        );
+        await registry.gates.pass([job.project], () => actor.ask({ type: 'AddIteration', iteration, iterationsMax }));
+        answerIteration(ctx, 201, iteration.id);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/job-iterations/:id',
+      auth: true,
+      summary: 'Retrieve a job iteration.',
+      handle(ctx) {
+        reply(ctx, 200, iterationJson(visibleIteration(ctx)));
+      },
+    },
+    { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', handle: update },
+    { method: 'PATCH', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Update a job iteration; another job moves it there.', handle: update },
+    {
+      method: 'DELETE',
+      path: '/api/job-iterations/:id',
+      auth: true,
+      summary: 'Delete a job iteration.',
+      async handle(ctx) {
+        const iteration = visibleIteration(ctx);
+        const actor = registry.job(iteration.job);
+        if (!actor) throw fail.notFound();
+        await registry.gates.pass([iteration.project], () => actor.ask({ type: 'RemoveIteration', id: iteration.id }));
+        noContent(ctx);
+      },
+    },
+  ];
 }

@@ -1,7 +1,143 @@
-// Placeholder until the jobs routes land (issue 3).
-import type { Deps } from '../deps.ts';
-import type { Route } from '../route.ts';
+// /api/jobs/: one actor per job. A job belongs to a project (its body's, else its agent's, else
+// the only project the caller sees), its status only moves forward, and its representation
+// embeds its iterations.
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../../auth/authenticate.ts';
+import { newJob, type JobChanges } from '../../domain/job.ts';
+import { jobWritableFields, pickPresent, type Agent, type Job } from '../../domain/records.ts';
+import { invalid } from '../../domain/rejection.ts';
+import { canonicalUuid } from '../../validation/validator.ts';
+import { timestamp, type Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { listPage } from '../list.ts';
+import { jobJson, jobListItemJson } from '../representations.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
-export function jobRoutes(_deps: Deps): Route[] {
-  return [];
+const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
+
+export function jobRoutes(deps: Deps): Route[] {
+  const { registry, readModel, clock } = deps;
+
+  const visibleJob = (ctx: ApiContext): Job =>
+    seenOr404(deps, ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
+
+  /** The job as committed, with its iterations; gone meanwhile (deleted) is 404. */
+  const answerJob = (ctx: ApiContext, status: number, id: string) => {
+    const job = readModel.jobs.get(id);
+    if (!job) throw fail.notFound();
+    reply(ctx, status, jobJson(job, readModel.iterationsOf(job)));
+  };
+
+  /** A referenced agent: visible and not deleted (deleted agents leave the read model). */
+  const agentReference = (principal: Principal, id: string): Agent =>
+    referenceOr400(deps, principal, 'agent', id, readModel.agents.get(id), (agent) => agent.project);
+
+  const projectReference = (principal: Principal, id: string): string =>
+    referenceOr400(deps, principal, 'project', id, readModel.projects.get(id), (project) => project.id).id;
+
+  /**
+   * decisions §6: the body's project, else the agent's, else the only project the caller sees
+   * (for an API key that is always its own project).
+   */
+  const projectForNewJob = (principal: Principal, fields: JobChanges, agent: Agent | undefined): string => {
+    if (fields.project) {
+      const project = projectReference(principal, fields.project);
+      if (agent && agent.project !== project) throw agentElsewhere();
+      return project;
+    }
+    if (agent) return agent.project;
+    const visible = visibleProjects(deps, principal);
+    if (visible.length === 1) return visible[0]!;
+    throw invalid({ project: ['This field is required.'] });
+  };
+
+  /** Checks the references an update sends; answers the project the job ends up in. */
+  const projectAfterUpdate = (principal: Principal, job: Job, changes: JobChanges): string => {
+    if (changes.project === null) throw invalid({ project: ['This field may not be null.'] });
+    const project = changes.project === undefined ? job.project : projectReference(principal, changes.project);
+    if (changes.agent) {
+      if (agentReference(principal, changes.agent).project !== project) throw agentElsewhere();
+    } else if (changes.agent === undefined && project !== job.project && job.agent) {
+      const agent = readModel.agents.get(job.agent);
+      if (agent && agent.project !== project) throw invalid({ project: ["The job's agent belongs to another project."] });
+    }
+    return project;
+  };
+
+  // PUT is PATCH here: no job field is required, and DRF keeps the fields a PUT leaves out.
+  const update = async (ctx: ApiContext) => {
+    const { principal, body } = ctx.state;
+    const job = visibleJob(ctx);
+    const changes = pickPresent<JobChanges>(body, jobWritableFields);
+    const project = projectAfterUpdate(principal, job, changes);
+    const actor = registry.job(job.id);
+    if (!actor) throw fail.notFound();
+    const projects = project === job.project ? [project] : [job.project, project];
+    await registry.gates.pass(projects, () => actor.ask({ type: 'UpdateJob', changes, now: timestamp(clock) }));
+    answerJob(ctx, 200, job.id);
+  };
+
+  return [
+    {
+      method: 'GET',
+      path: '/api/jobs',
+      auth: true,
+      query: 'jobs.list-query',
+      summary: 'List jobs (newest first by default).',
+      handle(ctx) {
+        const visible = visibleProjects(deps, ctx.state.principal);
+        // The project is each job's partition: its filter narrows the partitions searched.
+        const project = ctx.state.query.project;
+        const partitions = typeof project === 'string' ? visible.filter((id) => id === canonicalUuid(project)) : visible;
+        reply(ctx, 200, listPage(ctx, deps, {
+          schema: 'jobs.list-query',
+          collection: readModel.jobs,
+          partitions,
+          serialize: jobListItemJson,
+        }));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/jobs',
+      auth: true,
+      body: 'jobs.job',
+      summary: 'Create a job (pending unless a status is sent); answers with its iterations.',
+      async handle(ctx) {
+        const { principal, body } = ctx.state;
+        const fields = pickPresent<JobChanges>(body, jobWritableFields);
+        const agent = fields.agent ? agentReference(principal, fields.agent) : undefined;
+        const project = projectForNewJob(principal, fields, agent);
+        const job = newJob({ id: randomUUID(), now: timestamp(clock), project, triggeredBy: principal.user.id }, fields);
+        await registry.gates.pass([project], () => registry.createJob(job.id, { type: 'CreateJob', job, sent: fields }));
+        answerJob(ctx, 201, job.id);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/jobs/:id',
+      auth: true,
+      summary: 'Retrieve a job with its iterations (by order, then created_at).',
+      handle(ctx) {
+        const job = visibleJob(ctx);
+        reply(ctx, 200, jobJson(job, readModel.iterationsOf(job)));
+      },
+    },
+    { method: 'PUT', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update a job (fields left out keep their values).', handle: update },
+    { method: 'PATCH', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update some fields of a job.', handle: update },
+    {
+      method: 'DELETE',
+      path: '/api/jobs/:id',
+      auth: true,
+      summary: 'Delete a job and its iterations.',
+      async handle(ctx) {
+        const job = visibleJob(ctx);
+        const actor = registry.job(job.id);
+        if (!actor) throw fail.notFound();
+        await registry.gates.pass([job.project], () => actor.ask({ type: 'DeleteJob' }));
+        noContent(ctx);
+      },
+    },
+  ];
 }

@@ -1,0 +1,90 @@
+// Seeds a store for bench/jobs.ts in its own process: one user, one project, `jobs` jobs of
+// `iterations` iterations each, written through the registry (HTTP would make seeding a million
+// iterations take longer than the benchmark itself). The service is closed at the end, so the
+// store holds a snapshot of every job. Prints one JSON line: the login and some job ids.
+//   node --import tsx bench/seed-jobs.ts <dataDir> <jobs> <iterations per job>
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { newIteration, newJob } from '../src/domain/job.ts';
+import { jobStatuses, jobTypes, type Project } from '../src/domain/records.ts';
+import { createService } from '../src/service.ts';
+
+/** Writes in flight at once: enough for LMDB to share commits, few enough to stay in the mailboxes. */
+const writesInFlight = 2000;
+const sampleJobsMax = 200;
+const started = Date.parse('2026-01-01T00:00:00Z');
+
+const [dataDir, jobsArg, iterationsArg] = process.argv.slice(2);
+if (!dataDir || !jobsArg || !iterationsArg) throw new Error('usage: seed-jobs.ts <dataDir> <jobs> <iterations per job>');
+const jobCount = Number(jobsArg);
+const iterationsPerJob = Number(iterationsArg);
+
+const service = await createService({ storage: 'lmdb', dataDir, logger: pino({ level: 'silent' }) });
+const { registry, config } = service.deps;
+const email = 'bench-jobs@example.com';
+const password = 'bench password';
+const at = (offsetMs: number) => new Date(started + offsetMs).toISOString();
+
+const [registered] = await registry.identity.ask({
+  type: 'RegisterUser', email, passwordHash: await hashPassword(password, config.passwordHashCost), now: at(0),
+});
+if (registered?.type !== 'UserRegistered') throw new Error('registration failed');
+const user = registered.user;
+const project: Project = {
+  id: randomUUID(), created_at: at(0), updated_at: at(0), name: 'Bench jobs', slug: 'bench-jobs', description: null, is_active: true, settings: null,
+};
+await registry.createProject(project.id, {
+  type: 'CreateProject',
+  project,
+  creator: { id: randomUUID(), project: project.id, user: user.id, user_email: user.email, created_at: at(0), updated_at: at(0) },
+});
+
+const jobIds: string[] = [];
+for (let first = 0; first < jobCount; first += writesInFlight) {
+  const writes = [];
+  for (let i = first; i < Math.min(first + writesInFlight, jobCount); i++) {
+    const fields = {
+      analyzer_model: 'judge-large',
+      baseline_score: 0.5,
+      best_score: 0.5 + (i % 50) / 100,
+      data_source: 'seed',
+      job_type: jobTypes[i % jobTypes.length]!,
+      num_iterations: iterationsPerJob,
+      prompt_slug: `prompt-${i % 50}`,
+      status: jobStatuses[i % jobStatuses.length]!,
+      result: { summary: `job ${i} finished`, candidates: iterationsPerJob },
+    };
+    const job = newJob({ id: randomUUID(), now: at(i * 1000), project: project.id, triggeredBy: user.id }, fields);
+    jobIds.push(job.id);
+    writes.push(registry.createJob(job.id, { type: 'CreateJob', job, sent: fields }));
+  }
+  await Promise.all(writes);
+}
+
+const jobsPerRound = Math.max(1, Math.floor(writesInFlight / iterationsPerJob));
+for (let first = 0; first < jobCount; first += jobsPerRound) {
+  const writes = [];
+  for (let j = first; j < Math.min(first + jobsPerRound, jobCount); j++) {
+    const job = jobIds[j]!;
+    const actor = registry.job(job)!;
+    for (let n = 0; n < iterationsPerJob; n++) {
+      const iteration = newIteration(
+        { id: randomUUID(), now: at(j * 1000 + n + 1), job, project: project.id, iterationName: `iteration-${n}` },
+        {
+          agent_code: `def run(question):\n    return model.answer(question, temperature=0.${n})`,
+          avg_score: (n + 1) / (iterationsPerJob + 1),
+          description: `candidate ${n} of job ${j}`,
+          dimension_scores: { accuracy: n / 10, tone: 1 - n / 10 },
+          order: n,
+          status: n % 2 === 0 ? 'keep' : 'discard',
+        },
+      );
+      writes.push(actor.ask({ type: 'AddIteration', iteration, iterationsMax: config.limits.iterationsPerJobMax }));
+    }
+  }
+  await Promise.all(writes);
+}
+
+await service.close();
+process.stdout.write(`${JSON.stringify({ email, password, jobIds: jobIds.slice(0, sampleJobsMax) })}\n`);
