@@ -47,6 +47,11 @@ export interface Kv {
    */
   write(ops: readonly KvOp[]): Promise<void>;
   stats(): KvStats;
+  /**
+   * Lets go of memory that only recovery needed: recovery reads the whole store once, and on
+   * LMDB those mapped pages would otherwise stay resident (they remain in the OS page cache).
+   */
+  releaseRecoveryPages(): Promise<void>;
   /** A consistent copy of the whole store into `path` (LMDB only). */
   backup(path: string): Promise<void>;
   close(): Promise<void>;

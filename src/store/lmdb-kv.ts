@@ -12,7 +12,7 @@ function asTuple(key: unknown): Key {
 }
 
 class LmdbDb implements KvDb {
-  constructor(readonly handle: Database) {}
+  constructor(public handle: Database) {}
 
   get<V>(key: Key): V | undefined {
     return this.handle.get(key as LmdbKey) as V | undefined;
@@ -47,30 +47,43 @@ function toLmdbRange(options: RangeOptions) {
   };
 }
 
+function openEnvironment(path: string): RootDatabase {
+  return open({
+    path,
+    maxDbs: 32,
+    // Resolve writes only after the commit is synced: an acknowledged write is durable.
+    overlappingSync: false,
+  });
+}
+
+function openDatabase(env: RootDatabase, name: string): Database {
+  return env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') });
+}
+
 export class LmdbKv implements Kv {
   readonly kind = 'lmdb' as const;
-  private readonly env: RootDatabase;
+  private env: RootDatabase;
   private readonly dbs = new Map<string, LmdbDb>();
 
   constructor(readonly path: string) {
     mkdirSync(path, { recursive: true });
-    this.env = open({
-      path,
-      maxDbs: 32,
-      // Resolve writes only after the commit is synced: an acknowledged write is durable.
-      overlappingSync: false,
-    });
+    this.env = openEnvironment(path);
   }
 
   db(name: string): KvDb {
     let db = this.dbs.get(name);
     if (!db) {
-      db = new LmdbDb(
-        this.env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') }),
-      );
+      db = new LmdbDb(openDatabase(this.env, name));
       this.dbs.set(name, db);
     }
     return db;
+  }
+
+  /** Closing and reopening the environment unmaps every page recovery touched. */
+  async releaseRecoveryPages(): Promise<void> {
+    await this.env.close();
+    this.env = openEnvironment(this.path);
+    for (const [name, db] of this.dbs) db.handle = openDatabase(this.env, name);
   }
 
   async write(ops: readonly KvOp[]): Promise<void> {

@@ -58,6 +58,8 @@ export class MemoryKv implements Kv {
     return { bytes: 0 };
   }
 
+  async releaseRecoveryPages(): Promise<void> {}
+
   async backup(): Promise<void> {
     throw new Error('backup needs STORAGE=lmdb: memory storage has nothing on disk to copy');
   }

@@ -1,5 +1,6 @@
-// A Kv that delegates to a real one but can be told to fail writes (disk full, I/O error) or to
-// hold them (a slow disk), for testing what the service does when the store misbehaves.
+// A Kv that delegates to a real one but can be told to fail writes (disk full, I/O error), to
+// hold them (a slow disk) or to lose them silently (a crash: only what was durable before
+// remains), for testing what the service does when the store misbehaves.
 import type { Kv, KvDb, KvOp } from '../../src/store/kv.ts';
 
 export class FaultyKv implements Kv {
@@ -7,6 +8,8 @@ export class FaultyKv implements Kv {
   failWith: Error | null = null;
   /** Writes wait for this promise while it is set. */
   hold: Promise<void> | null = null;
+  /** Writes "succeed" without reaching the store while this is set. */
+  discardWrites = false;
   writes = 0;
   failedWrites = 0;
 
@@ -27,7 +30,7 @@ export class FaultyKv implements Kv {
       this.failedWrites++;
       throw this.failWith;
     }
-    await this.inner.write(ops);
+    if (!this.discardWrites) await this.inner.write(ops);
   }
 
   /** Holds writes until the returned function is called. */
@@ -42,6 +45,10 @@ export class FaultyKv implements Kv {
 
   stats() {
     return this.inner.stats();
+  }
+
+  releaseRecoveryPages(): Promise<void> {
+    return this.inner.releaseRecoveryPages();
   }
 
   backup(path: string): Promise<void> {

@@ -5,7 +5,8 @@ import { createProject, memberWithProject } from '../helpers/fixtures.ts';
 import { createIteration, createJob } from '../helpers/job-fixtures.ts';
 import { start, type Running, type StartOptions } from '../helpers/service.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
-import type { Kv, KvDb, KvOp } from '../../src/store/kv.ts';
+import type { KvDb } from '../../src/store/kv.ts';
+import { FaultyKv } from '../helpers/faulty-kv.ts';
 
 /**
  * A history touching every kind of job write: creates, updates, status moves, iterations added,
@@ -90,38 +91,13 @@ test('with frequent snapshots the journal is compacted and a restart answers the
   });
 });
 
-/** A store that loses every write after `crash()`: what was durable before is all that is left. */
-class CrashingKv implements Kv {
-  private crashed = false;
-  constructor(readonly inner: Kv) {}
-  get kind() {
-    return this.inner.kind;
-  }
-  crash(): void {
-    this.crashed = true;
-  }
-  db(name: string): KvDb {
-    return this.inner.db(name);
-  }
-  async write(ops: readonly KvOp[]): Promise<void> {
-    if (!this.crashed) await this.inner.write(ops);
-  }
-  stats() {
-    return this.inner.stats();
-  }
-  backup(path: string): Promise<void> {
-    return this.inner.backup(path);
-  }
-  async close(): Promise<void> {}
-}
-
 test('after a crash, recovery from snapshots and the journal suffix answers the same', () => {
   const store = new MemoryKv();
-  const crashing = new CrashingKv(store);
+  const crashing = new FaultyKv(store);
   const limits = { snapshotEvery: 5 };
   return restartKeepsAnswers({
     first: { kv: crashing, limits },
-    beforeStop: () => crashing.crash(),
+    beforeStop: () => (crashing.discardWrites = true),
     second: () => ({ kv: store, limits }),
     check() {
       assert.ok(jobKeys(store.db('snapshots')).length > 0, 'some job state came from snapshots');
