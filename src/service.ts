@@ -22,6 +22,7 @@ import { Journal } from './store/journal.ts';
 import type { Kv } from './store/kv.ts';
 import { LmdbKv } from './store/lmdb-kv.ts';
 import { MemoryKv } from './store/memory-kv.ts';
+import { Traces } from './traces/traces.ts';
 import { sharedValidator } from './validation/validator.ts';
 
 export interface ServiceOptions extends Partial<Omit<Config, 'limits'>> {
@@ -54,7 +55,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const journal = new Journal(kv);
   await journal.checkFormat();
   const health = new StoreHealth(kv);
+  const recordStoreOutcome = (ok: boolean, error?: unknown) => {
+    health.record(ok, error);
+    if (!ok) logger.error({ err: error }, 'store write failed');
+  };
   const readModel = new ReadModel();
+  const traces = new Traces({ kv, config, clock, logger, outcome: recordStoreOutcome });
   const started = clock.nowMs();
   const registry = Registry.recover({
     journal,
@@ -62,11 +68,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     mailboxDepthMax: config.limits.mailboxDepthMax,
     commitBatchMax: config.limits.commitBatchMax,
     snapshotEvery: config.limits.snapshotEvery,
-    storeOutcome: (ok, error) => {
-      health.record(ok, error);
-      if (!ok) logger.error({ err: error }, 'store write failed');
-    },
+    storeOutcome: recordStoreOutcome,
+    projectDeleted: (projectId) => traces.forgetProject(projectId),
   });
+  // Before anything writes in the background: the store reopens underneath.
+  await kv.releaseRecoveryPages();
+  traces.start((projectId) => readModel.projects.get(projectId) !== undefined);
   logger.info({ ms: clock.nowMs() - started, ...registry.counts(), storage: kv.kind }, 'state recovered');
   const tokens = new Tokens(config.secretKey ?? (await storedSecret(journal)), config.limits.tokenCacheEntriesMax, () =>
     Math.floor(clock.nowMs() / 1000),
@@ -86,6 +93,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       keysMax: config.limits.loginThrottleKeysMax,
     }),
     health,
+    traces,
     clock,
     logger,
   };
@@ -115,6 +123,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     close() {
       closing ??= (async () => {
         if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
+        await traces.close();
         await registry.close();
         await kv.close();
       })();

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { StoreHealth } from '../store/health.ts';
 import type { Kv } from '../store/kv.ts';
+import type { Traces } from '../traces/traces.ts';
 import type { Validator } from '../validation/validator.ts';
 
 export interface Clock {
@@ -25,6 +26,8 @@ export interface Deps {
   authenticator: Authenticator;
   loginThrottle: LoginThrottle;
   health: StoreHealth;
+  /** Spans: OTLP ingestion and span queries (src/traces/). */
+  traces: Traces;
   clock: Clock;
   logger: Logger;
 }

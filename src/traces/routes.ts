@@ -1,7 +1,128 @@
-// Placeholder until the trace routes land (issue 4).
+// OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
+// distinct service names, the trace list (one row per trace, or every span) and one trace.
 import type { Deps } from '../http/deps.ts';
-import type { Route } from '../http/route.ts';
+import { ApiError, fail } from '../http/errors.ts';
+import { paginate } from '../http/list.ts';
+import type { ApiContext, Route } from '../http/route.ts';
+import { visibleProjects } from '../http/visibility.ts';
+import { jsonText, type JsonValue } from './json-text.ts';
+import { SpanLinker } from './linking.ts';
+import { malformedBody, otlpEncoding, readOtlpBody } from './otlp-body.ts';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from './otlp.ts';
+import { listSpans, serviceNames, traceView } from './span-reads.ts';
+import { parseSpanQuery, spanQuerySchema, type SpanQuery } from './span-query.ts';
+import { spanJson } from './span-record.ts';
+import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from './spans.ts';
 
-export function traceRoutes(_deps: Deps): Route[] {
-  return [];
+export function traceRoutes(deps: Deps): Route[] {
+  const { config, registry, traces, clock } = deps;
+  const { limits } = config;
+  const linker = new SpanLinker(deps);
+
+  const ingest = async (ctx: ApiContext) => {
+    const encoding = otlpEncoding(ctx);
+    const request = decode(await readOtlpBody(ctx, limits.traceBodyBytesMax), encoding);
+    const spans = countSpans(request);
+    if (spans > limits.spanBatchMax) {
+      throw new ApiError(413, { detail: `An export may hold at most ${limits.spanBatchMax} spans, not ${spans}.`, code: 'payload_too_large' });
+    }
+    const drafted = draft(request, limits.jsonDepthMax);
+    const links = await linker.linksFor(ctx.state.principal, drafted.spans);
+    const receivedAt = clock.nowMs();
+    const records = drafted.spans.map((span, index) => spanRecord(span, links[index]!, receivedAt));
+    if (records.length > 0) {
+      const projects = [...new Set(records.map((record) => record.project))];
+      await registry.gates.pass(projects, () => traces.ingest(records));
+    }
+    const response = encodeExportResponse(encoding, drafted.rejected, drafted.rejected > 0 ? idRefusal : '');
+    ctx.status = 200;
+    if (encoding === 'protobuf') ctx.type = 'application/x-protobuf';
+    ctx.body = response;
+  };
+
+  const spanQuery = (ctx: ApiContext): SpanQuery =>
+    parseSpanQuery(
+      deps.validator.documents.get(spanQuerySchema)!,
+      ctx.state.query,
+      ctx.query,
+      visibleProjects(deps, ctx.state.principal),
+      limits,
+    );
+
+  const ingestRoute = (path: string): Route => ({
+    method: 'POST',
+    path,
+    auth: true,
+    summary: 'Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse.',
+    handle: ingest,
+  });
+
+  return [
+    ingestRoute('/v1/traces'),
+    ingestRoute('/api/v1/traces'),
+    {
+      method: 'GET',
+      path: '/api/traces/services',
+      auth: true,
+      query: spanQuerySchema,
+      summary: 'The distinct service names of the spans the caller can see, sorted.',
+      handle(ctx) {
+        const names = serviceNames(traces.store, spanQuery(ctx));
+        const page = paginate(ctx, deps, (offset, limit) => ({ count: names.length, items: names.slice(offset, offset + limit) }), (name) => name);
+        sendJson(ctx, { ...page });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/traces',
+      auth: true,
+      query: spanQuerySchema,
+      summary: 'One row per trace (its root span, or its earliest while the root is missing), or every span with all_spans=true.',
+      handle(ctx) {
+        const query = spanQuery(ctx);
+        const mode = ctx.state.query.all_spans === true ? 'spans' : 'heads';
+        const page = paginate(ctx, deps, (offset, limit) => listSpans(traces.store, query, mode, offset, limit), spanJson);
+        sendJson(ctx, { ...page });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/traces/:trace_id',
+      auth: true,
+      query: spanQuerySchema,
+      params: { trace_id: /^[0-9a-fA-F]{32}$/ },
+      summary: "One trace: its root, how many of its spans match, and those spans in start order.",
+      handle(ctx) {
+        const traceId = ctx.params.trace_id!.toLowerCase();
+        const view = traceView(traces.store, traceId, spanQuery(ctx), limits.traceDetailSpansMax);
+        if (!view) throw fail.notFound();
+        sendJson(ctx, { trace_id: traceId, root: spanJson(view.root), span_count: view.spanCount, spans: view.spans.map(spanJson) });
+      },
+    },
+  ];
+}
+
+function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest {
+  try {
+    return decodeExportRequest(body, encoding);
+  } catch (error) {
+    if (!(error instanceof OtlpDecodeError)) throw error;
+    throw encoding === 'json' ? fail.parse(error.message) : malformedBody(`Protobuf parse error - ${error.message}`);
+  }
+}
+
+function draft(request: ExportTraceServiceRequest, depthMax: number): Drafted {
+  try {
+    return draftSpans(request, depthMax);
+  } catch (error) {
+    if (error instanceof AttributeDepthError) throw malformedBody(error.message);
+    throw error;
+  }
+}
+
+/** Span answers hold 64-bit nanosecond times, written exactly (see json-text.ts). */
+function sendJson(ctx: ApiContext, body: JsonValue): void {
+  ctx.status = 200;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = jsonText(body);
 }

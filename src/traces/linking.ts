@@ -1,0 +1,148 @@
+// Which project each span lands in and which agent, job and iteration it links to. A link names a
+// record of the span's own project or it is dropped: a span never points into another tenant.
+// `overmind.agent.name` creates the agent the first time the name is seen in a project.
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/authenticate.ts';
+import { newAgent } from '../domain/agent.ts';
+import type { Agent } from '../domain/records.ts';
+import { Rejected } from '../domain/rejection.ts';
+import { timestamp, type Deps } from '../http/deps.ts';
+import { fail } from '../http/errors.ts';
+import { canSee } from '../http/visibility.ts';
+import { canonicalUuid, isUuid } from '../validation/validator.ts';
+import { slugify } from './slug.ts';
+import type { ResourceDraft, SpanDraft, SpanLinks } from './spans.ts';
+
+type LinkKind = 'agent' | 'job' | 'iteration';
+
+/** Agent name and slug bounds (the agent resource's own). */
+const agentNameCharsMax = 255;
+
+export class SpanLinker {
+  /** First sightings of an agent name being created, so concurrent exports create one agent. */
+  private readonly creating = new Map<string, Promise<string | null>>();
+
+  constructor(private readonly deps: Deps) {}
+
+  async linksFor(principal: Principal, drafts: readonly SpanDraft[]): Promise<SpanLinks[]> {
+    // Spans of one resource mostly repeat the same few links: each distinct one is checked once.
+    const resources = new Map<ResourceDraft, { project: string; checked: Record<LinkKind, Map<string, string | null>> }>();
+    const resourceOf = (resource: ResourceDraft) => {
+      let known = resources.get(resource);
+      if (!known) {
+        known = { project: this.projectFor(principal, resource), checked: { agent: new Map(), job: new Map(), iteration: new Map() } };
+        resources.set(resource, known);
+      }
+      return known;
+    };
+    const linked = (resource: ResourceDraft, kind: LinkKind, hint: string | null): string | null => {
+      if (hint === null) return null;
+      const { project, checked } = resourceOf(resource);
+      let id = checked[kind].get(hint);
+      if (id === undefined) checked[kind].set(hint, (id = this.linked(kind, project, hint)));
+      return id;
+    };
+    const named = new Map<string, Promise<string | null>>();
+    for (const { resource, hints } of drafts) {
+      const { project } = resourceOf(resource);
+      const name = agentName(hints.agentName);
+      const key = `${project}\n${name}`;
+      if (name && !linked(resource, 'agent', hints.agentId) && !named.has(key)) named.set(key, this.agentNamed(project, name));
+    }
+    const agentsByName = new Map(await Promise.all([...named].map(async ([key, agent]) => [key, await agent] as const)));
+    const links: SpanLinks[] = [];
+    for (const { resource, hints } of drafts) {
+      const { project } = resourceOf(resource);
+      const name = agentName(hints.agentName);
+      links.push({
+        project,
+        agent: linked(resource, 'agent', hints.agentId) ?? (name ? agentsByName.get(`${project}\n${name}`) ?? null : null),
+        job: linked(resource, 'job', hints.job),
+        iteration: linked(resource, 'iteration', hints.iteration),
+      });
+    }
+    return links;
+  }
+
+  /** The record `hint` names when it is a live record of that kind in `project`, else null. */
+  private linked(kind: LinkKind, project: string, hint: string): string | null {
+    const { agents, jobs, iterations } = this.deps.readModel;
+    const records = kind === 'agent' ? agents : kind === 'job' ? jobs : iterations;
+    return linkedId(hint, (id) => records.get(id)?.project === project);
+  }
+
+  /**
+   * An API key writes to its own project. A user writes to `overmind.project.id` when a member of
+   * it, else to their oldest membership; a caller with no project at all cannot export.
+   */
+  private projectFor(principal: Principal, resource: ResourceDraft): string {
+    const { deps } = this;
+    if (principal.apiKey) {
+      if (canSee(deps, principal, principal.apiKey.project)) return principal.apiKey.project;
+    } else {
+      const hint = resource.projectHint;
+      if (hint && isUuid(hint) && canSee(deps, principal, canonicalUuid(hint))) return canonicalUuid(hint);
+      const oldest = [...(deps.readModel.membershipsByUser.get(principal.user.id)?.values() ?? [])]
+        .filter((membership) => canSee(deps, principal, membership.project))
+        .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.project < b.project ? -1 : 1))[0];
+      if (oldest) return oldest.project;
+    }
+    throw fail.badRequest('No project to store these spans in: the caller is not a member of any project.');
+  }
+
+  private agentNamed(project: string, name: string): Promise<string | null> {
+    const slug = slugify(name).slice(0, agentNameCharsMax);
+    if (!slug) return Promise.resolve(null);
+    const existing = liveAgentWithSlug(this.deps, project, slug);
+    if (existing) return Promise.resolve(existing.id);
+    const key = `${project}\n${slug}`;
+    let pending = this.creating.get(key);
+    if (!pending) {
+      pending = this.createAgent(project, name, slug).finally(() => this.creating.delete(key));
+      this.creating.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async createAgent(project: string, name: string, slug: string): Promise<string | null> {
+    const { registry, clock } = this.deps;
+    const agent = newAgent({ id: randomUUID(), now: timestamp(clock), project, name, slug });
+    try {
+      await registry.gates.pass([project], () => registry.createAgent(agent.id, { type: 'CreateAgent', agent }));
+      return agent.id;
+    } catch (error) {
+      if (!(error instanceof Rejected) || error.rejection.kind !== 'invalid') throw error;
+      // Another writer holds the slug: once its create has committed, link to that agent.
+      await this.createdElsewhere(project, slug);
+      return liveAgentWithSlug(this.deps, project, slug)?.id ?? null;
+    }
+  }
+
+  /** Waits for the agent that claimed `slug` to finish its create (its mailbox runs in order). */
+  private async createdElsewhere(project: string, slug: string): Promise<void> {
+    // The claim key is the agent kind's (src/actors/kinds.ts); its owner is "agent:<id>".
+    const owner = this.deps.registry.claims.ownerOf(`agent-slug:${project}:${slug}`);
+    const actor = owner?.startsWith('agent:') ? this.deps.registry.agent(owner.slice('agent:'.length)) : undefined;
+    await actor?.exclusive(async () => {});
+  }
+}
+
+function agentName(hint: string | null): string | null {
+  const name = hint?.trim().slice(0, agentNameCharsMax);
+  return name ? name : null;
+}
+
+/** The canonical id when `hint` is a UUID that `exists` accepts, else null. */
+function linkedId(hint: string | null, exists: (id: string) => boolean): string | null {
+  if (!hint || !isUuid(hint)) return null;
+  const id = canonicalUuid(hint);
+  return exists(id) ? id : null;
+}
+
+function liveAgentWithSlug(deps: Deps, project: string, slug: string): Agent | undefined {
+  const partition = deps.readModel.agents.partition(project);
+  const bySlug = partition?.byField.get('slug');
+  const candidates = bySlug ? bySlug.get(slug)?.iterate() ?? [] : partition?.all.iterate() ?? [];
+  for (const agent of candidates) if (agent.slug === slug && !agent.is_deleted) return agent;
+  return undefined;
+}

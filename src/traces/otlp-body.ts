@@ -1,0 +1,62 @@
+// Reading an OTLP/HTTP request body: its encoding from the media type (415 otherwise), the raw
+// bytes under a byte limit (413), and gzip undone under the same limit, which counts the
+// decompressed bytes. Every failure is one of the API's DRF-shaped errors.
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
+import { ApiError, fail } from '../http/errors.ts';
+import type { ApiContext } from '../http/route.ts';
+import type { OtlpEncoding } from './otlp.ts';
+
+const gunzipAsync = promisify(gunzip);
+
+const encodings: Readonly<Record<string, OtlpEncoding>> = {
+  'application/x-protobuf': 'protobuf',
+  'application/json': 'json',
+};
+
+export function otlpEncoding(ctx: ApiContext): OtlpEncoding {
+  const encoding = encodings[ctx.request.type];
+  if (!encoding) throw fail.unsupportedMediaType(ctx.get('Content-Type'));
+  return encoding;
+}
+
+export async function readOtlpBody(ctx: ApiContext, bytesMax: number): Promise<Buffer> {
+  const contentEncoding = ctx.get('Content-Encoding').trim().toLowerCase();
+  if (contentEncoding !== '' && contentEncoding !== 'identity' && contentEncoding !== 'gzip') {
+    throw fail.unsupportedMediaType(`${ctx.get('Content-Type')}; Content-Encoding: ${contentEncoding}`);
+  }
+  const raw = await readRaw(ctx, bytesMax);
+  return contentEncoding === 'gzip' ? gunzipWithin(raw, bytesMax) : raw;
+}
+
+async function readRaw(ctx: ApiContext, bytesMax: number): Promise<Buffer> {
+  const declared = ctx.request.length;
+  if (declared !== undefined && declared > bytesMax) throw fail.payloadTooLarge(bytesMax);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > bytesMax) throw fail.payloadTooLarge(bytesMax);
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw fail.badRequest('The request body was not received completely.');
+  }
+  return Buffer.concat(chunks, size);
+}
+
+async function gunzipWithin(compressed: Buffer, bytesMax: number): Promise<Buffer> {
+  try {
+    return await gunzipAsync(compressed, { maxOutputLength: bytesMax });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw fail.payloadTooLarge(bytesMax);
+    throw malformedBody(`Gzip parse error - ${(error as Error).message}`);
+  }
+}
+
+/** DRF's ParseError, for a body that is not what its headers say it is. */
+export function malformedBody(detail: string): ApiError {
+  return new ApiError(400, { detail, code: 'parse_error' });
+}

@@ -1,0 +1,126 @@
+// A validated span query string, turned into what the reads need: the projects to look in, the
+// start-time bounds every source can range over, and every other filter as a django-filter lookup
+// on the stored span (values converted to the stored form), plus search terms and ordering.
+import type { AnySchemaObject } from 'ajv';
+import type { Limits } from '../config.ts';
+import { listDeclaration } from '../http/list.ts';
+import { allOf, predicateFor, type Filter, type Predicate } from '../query/filters.ts';
+import { comparatorFor, parseOrdering, type OrderKey, type RecordComparator } from '../query/ordering.ts';
+import { searchPredicate, splitSearchTerms } from '../query/search.ts';
+import type { Query } from '../validation/validator.ts';
+import { nanosHexMax, nanosHexMin, nanosToHex } from './nanos.ts';
+import type { SpanRecord } from './span-record.ts';
+import type { StartBounds } from './span-store.ts';
+
+export const spanQuerySchema = 'traces.span-query';
+
+/** The trace list and the trace itself order by start time (newest first in the list). */
+export const newestFirst: readonly OrderKey[] = [{ field: 'start_time_ns', descending: true }];
+export const oldestFirst: readonly OrderKey[] = [{ field: 'start_time_ns', descending: false }];
+
+export interface SpanQuery {
+  /** Visible projects, narrowed by the `project` filter. */
+  projects: string[];
+  /** Every other filter in stored form (start-time filters are the bounds instead). */
+  filters: Filter[];
+  /** Inclusive start-time bounds; null when no span can fall within them. */
+  bounds: StartBounds | null;
+  searchTerms: string[];
+  searchFields: readonly string[];
+  /** null: the endpoint's default ordering. */
+  ordering: OrderKey[] | null;
+}
+
+export const fullBounds: StartBounds = { min: nanosHexMin, max: nanosHexMax };
+
+/**
+ * `query` is the validated query (typed by the schema); `raw` is the query string as sent, read
+ * only for start times, which a number cannot hold exactly.
+ */
+export function parseSpanQuery(
+  schema: AnySchemaObject,
+  query: Query,
+  raw: Readonly<Record<string, string | string[] | undefined>>,
+  visibleProjects: readonly string[],
+  limits: Limits,
+): SpanQuery {
+  const declaration = listDeclaration(schema);
+  const properties = schema.properties as Record<string, AnySchemaObject>;
+  let projects = [...visibleProjects];
+  const filters: Filter[] = [];
+  let min = 0n;
+  let max = (1n << 64n) - 1n;
+  for (const { param, field, op, parse } of declaration.filters) {
+    const value = query[param];
+    if (value === undefined) continue;
+    if (field === 'project') {
+      projects = projects.filter((project) => project === parse(value));
+    } else if (field === 'start_time_ns') {
+      const nanos = exactNanos(lastValue(raw[param]) ?? String(value), op);
+      if (op === 'gte' && nanos > min) min = nanos;
+      if (op === 'lte' && nanos < max) max = nanos;
+    } else {
+      const scale = (properties[param]?.['x-filter'] as { scale?: number } | undefined)?.scale;
+      filters.push({ field, op, value: storedForm(field, scale === undefined ? parse(value) : (value as number) * scale) });
+    }
+  }
+  return {
+    projects,
+    filters,
+    bounds: min <= max ? { min: nanosToHex(min), max: nanosToHex(max) } : null,
+    searchTerms: typeof query.search === 'string' ? splitSearchTerms(query.search, limits.searchTermsMax) : [],
+    searchFields: declaration.search,
+    ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
+  };
+}
+
+/** Ids are stored in lower-case hex, received_at in milliseconds. */
+function storedForm(field: string, value: unknown): unknown {
+  if (field === 'trace_id' || field === 'span_id') return String(value).toLowerCase();
+  if (field === 'received_at') return Date.parse(String(value));
+  return value;
+}
+
+function lastValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
+/**
+ * A start-time bound in whole nanoseconds: integers exactly, anything else (a decimal, an exponent)
+ * rounded inwards, as a span's integer start compares with it.
+ */
+function exactNanos(text: string, op: Filter['op']): bigint {
+  const trimmed = text.trim();
+  if (/^[+-]?\d+$/.test(trimmed)) return BigInt(trimmed);
+  const number = Number(trimmed);
+  if (!Number.isFinite(number)) return number > 0 ? 1n << 64n : -1n;
+  return BigInt(op === 'gte' ? Math.ceil(number) : Math.floor(number));
+}
+
+/** All of `filters` and the search, as one predicate over stored spans; null when there is nothing to test. */
+export function spanPredicate(filters: readonly Filter[], query: Pick<SpanQuery, 'searchTerms' | 'searchFields'>): Predicate | null {
+  const predicates = filters.map((filter) =>
+    filter.field === 'has_error' ? hasErrorPredicate(filter.value === true) : predicateFor(filter),
+  );
+  const search = searchPredicate(query.searchTerms, query.searchFields);
+  return allOf(search ? [...predicates, search] : predicates);
+}
+
+/** has_error=true is status_code 2 (error); has_error=false is any other status. */
+function hasErrorPredicate(wanted: boolean): Predicate {
+  return (record) => ((record as SpanRecord).status_code === 2) === wanted;
+}
+
+export function withinBounds(span: SpanRecord, bounds: StartBounds): boolean {
+  return span.start_time_ns >= bounds.min && span.start_time_ns <= bounds.max;
+}
+
+export function isFullBounds(bounds: StartBounds): boolean {
+  return bounds.min === fullBounds.min && bounds.max === fullBounds.max;
+}
+
+/** A total order for `ordering`, ties broken on trace_id then span_id in the last key's direction. */
+export function spanComparator(ordering: readonly OrderKey[]): RecordComparator {
+  const descending = ordering[ordering.length - 1]?.descending ?? false;
+  return comparatorFor([...ordering, { field: 'trace_id', descending }, { field: 'span_id', descending }]);
+}

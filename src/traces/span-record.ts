@@ -1,0 +1,103 @@
+// A span as the service keeps it. The fields every filter, search and ordering reads are plain
+// fields; what is only ever shown (attributes, events, links, scope, and the resource attributes,
+// packed once per resource) is packed into msgpack blobs, so scans decode a few fields rather than
+// arbitrary attribute maps, and arbitrary attribute keys never reach LMDB's shared structures.
+import { Packr } from 'msgpackr';
+import { hexToNanos } from './nanos.ts';
+import type { JsonValue } from './json-text.ts';
+
+export interface SpanRecord {
+  readonly trace_id: string;
+  readonly span_id: string;
+  /** '' for a root span. */
+  readonly parent_span_id: string;
+  readonly project: string;
+  readonly agent: string | null;
+  readonly job: string | null;
+  readonly iteration: string | null;
+  readonly name: string;
+  /** OTLP SpanKind: 0 unspecified, 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  readonly kind: number;
+  readonly operation: string;
+  readonly service_name: string;
+  /** Nanoseconds since the epoch as 16 hex digits (see nanos.ts). */
+  readonly start_time_ns: string;
+  readonly end_time_ns: string;
+  readonly duration_ns: number;
+  /** 0 unset, 1 ok, 2 error. */
+  readonly status_code: number;
+  /** Milliseconds since the epoch. */
+  readonly received_at: number;
+  /** SpanDetail, packed. */
+  readonly detail: Uint8Array;
+  /** The resource's attributes, packed (one blob shared by every span of the resource). */
+  readonly resource: Uint8Array;
+}
+
+export type Attributes = { [key: string]: JsonValue };
+
+// Type aliases, not interfaces: they must be assignable to JsonValue for the writer.
+export type SpanEvent = {
+  name: string;
+  time_ns: bigint;
+  attributes: Attributes;
+};
+
+export type SpanLink = {
+  trace_id: string;
+  span_id: string;
+  trace_state: string;
+  attributes: Attributes;
+};
+
+export interface SpanDetail {
+  status_message: string;
+  attributes: Attributes;
+  events: SpanEvent[];
+  links: SpanLink[];
+  scope_name: string;
+  scope_version: string;
+}
+
+// Plain msgpack maps (no record extension): the blob stands alone and bigints round-trip.
+const packr = new Packr({ useRecords: false });
+
+export function pack(value: SpanDetail | Attributes): Uint8Array {
+  return packr.pack(value);
+}
+
+function unpack<T extends SpanDetail | Attributes>(packed: Uint8Array): T {
+  return packr.unpack(packed) as T;
+}
+
+export const isRoot = (span: SpanRecord): boolean => span.parent_span_id === '';
+
+/** The wire representation of a span. */
+export function spanJson(span: SpanRecord): { [key: string]: JsonValue } {
+  const detail = unpack<SpanDetail>(span.detail);
+  return {
+    trace_id: span.trace_id,
+    span_id: span.span_id,
+    parent_span_id: span.parent_span_id === '' ? null : span.parent_span_id,
+    project: span.project,
+    agent: span.agent,
+    job: span.job,
+    iteration: span.iteration,
+    name: span.name,
+    kind: span.kind,
+    operation: span.operation,
+    service_name: span.service_name,
+    start_time_ns: hexToNanos(span.start_time_ns),
+    end_time_ns: hexToNanos(span.end_time_ns),
+    duration_ns: span.duration_ns,
+    status_code: span.status_code,
+    status_message: detail.status_message,
+    attributes: detail.attributes,
+    events: detail.events,
+    links: detail.links,
+    resource_attrs: unpack<Attributes>(span.resource),
+    scope_name: detail.scope_name,
+    scope_version: detail.scope_version,
+    received_at: new Date(span.received_at).toISOString(),
+  };
+}

@@ -1,0 +1,394 @@
+// Where spans live: LMDB databases (MemoryKv in memory mode) with the secondary indexes their
+// queries range over, so that no span is held as a JavaScript object between requests.
+//
+//   spans        [project, start, trace_id, span_id]        -> the span, less its key (time order per project)
+//   traces       [trace_id, project]                        -> TraceEntry: its spans and its head
+//   trace-order  [project, head start, trace_id]            -> head span_id
+//   span-links   [project, agent|job|iteration, id, trace_id] -> [start, span_id][] of that trace
+//   span-counts  [project, all|agent|job|iteration, id, service_name] -> spans
+//                [project, 'traces']                        -> traces
+//
+// `start` is a span's start time as 16 hex digits. A trace's head (its row in the trace list) is
+// its root span, or its earliest span while no root has arrived. Everything but the span itself
+// is kept per trace, not per span: a write costs one put per span plus a few per trace, which is
+// what makes ingest fast (LMDB puts run on the main thread inside the write transaction).
+//
+// This module decides the ops of each change; SpanWriter runs those decisions one at a time, so
+// reads here see committed state only and no decision races another.
+import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
+import { isRoot, type SpanRecord } from './span-record.ts';
+
+export const linkDims = ['agent', 'job', 'iteration'] as const;
+export type LinkDim = (typeof linkDims)[number];
+/** A counter dimension: every span of the project, or those linked to one record. */
+export type CountDim = 'all' | LinkDim;
+
+/** A span as its trace lists it. */
+type SpanRef = readonly [spanId: string, start: string, root: boolean];
+/** A span as a link lists it (the trace is in the key). */
+type LinkRef = readonly [start: string, spanId: string];
+
+interface TraceEntry {
+  head: SpanRef;
+  spans: SpanRef[];
+}
+
+/** Inclusive start-time bounds as hex (see nanos.ts). */
+export interface StartBounds {
+  min: string;
+  max: string;
+}
+
+export class SpanStore {
+  readonly spans: KvDb;
+  readonly traces: KvDb;
+  readonly order: KvDb;
+  readonly links: KvDb;
+  readonly counts: KvDb;
+
+  constructor(readonly kv: Kv) {
+    this.spans = kv.db('spans');
+    this.traces = kv.db('traces');
+    this.order = kv.db('trace-order');
+    this.links = kv.db('span-links');
+    this.counts = kv.db('span-counts');
+  }
+
+  // ---- decisions (run by SpanWriter only) ----
+
+  /**
+   * Ops storing every span not stored yet (by trace_id and span_id, in any project; the first
+   * copy wins), with its trace, links and counters. Returns how many spans of each batch were new.
+   */
+  ingestOps(batches: readonly (readonly SpanRecord[])[]): { ops: KvOp[]; stored: number[] } {
+    const ops: KvOp[] = [];
+    const change = new Change(this);
+    const stored = batches.map((spans) => {
+      let fresh = 0;
+      for (const span of spans) {
+        if (change.knows(span.trace_id, span.span_id)) continue;
+        fresh++;
+        ops.push({ db: this.spans, key: spanKey(span), value: toStored(span) });
+        change.addSpan(span);
+      }
+      return fresh;
+    });
+    ops.push(...change.ops());
+    return { ops, stored };
+  }
+
+  /**
+   * Ops removing up to `limit` of a project's oldest spans, those starting before `before` (hex)
+   * or all of them when it is null, with everything that indexes or counts them.
+   */
+  removalOps(project: string, before: string | null, limit: number): { ops: KvOp[]; removed: number } {
+    const ops: KvOp[] = [];
+    const change = new Change(this);
+    let removed = 0;
+    const end = before === null ? prefixEnd([project]) : [project, before];
+    for (const { key, value } of this.spans.range<StoredSpan>({ start: [project], end, limit })) {
+      const span = fromStored(key, value);
+      ops.push({ db: this.spans, key });
+      change.removeSpan(span);
+      removed++;
+    }
+    ops.push(...change.ops());
+    return { ops, removed };
+  }
+
+  // ---- reads ----
+
+  head(project: string, traceId: string): SpanRef | undefined {
+    return this.traces.get<TraceEntry>([traceId, project])?.head;
+  }
+
+  isHead(span: SpanRecord): boolean {
+    return this.head(span.project, span.trace_id)?.[0] === span.span_id;
+  }
+
+  /** A project's spans in start order (then trace_id, span_id), within `bounds`. */
+  *spansOf(project: string, bounds: StartBounds, reverse: boolean): Generator<SpanRecord> {
+    const range = { start: [project, bounds.min], end: prefixEnd([project, bounds.max]), reverse };
+    for (const { key, value } of this.spans.range<StoredSpan>(range)) yield fromStored(key, value);
+  }
+
+  /** Trace heads of a project in head start order, within `bounds`. */
+  *headsOf(project: string, bounds: StartBounds, reverse: boolean): Generator<SpanRecord> {
+    const range = { start: [project, bounds.min], end: prefixEnd([project, bounds.max]), reverse };
+    for (const { key, value } of this.order.range<string>(range)) {
+      const span = this.spanAt([project, key[1]!, key[2]!, value]);
+      if (span) yield span;
+    }
+  }
+
+  /** Spans linked to one agent, job or iteration, in start order, within `bounds`. */
+  *linkedSpans(project: string, dim: LinkDim, id: string, bounds: StartBounds, reverse: boolean): Generator<SpanRecord> {
+    const keys: Key[] = [];
+    for (const [traceId, refs] of this.linkEntries(project, dim, id)) {
+      for (const [start, spanId] of refs) if (start >= bounds.min && start <= bounds.max) keys.push([project, start, traceId, spanId]);
+    }
+    yield* this.spansAt(keys, reverse);
+  }
+
+  /** Heads of the traces with a span linked to one agent, job or iteration that is the head itself. */
+  *linkedHeads(project: string, dim: LinkDim, id: string, bounds: StartBounds, reverse: boolean): Generator<SpanRecord> {
+    const keys: Key[] = [];
+    for (const [traceId, refs] of this.linkEntries(project, dim, id)) {
+      const head = this.head(project, traceId);
+      if (head && head[1] >= bounds.min && head[1] <= bounds.max && refs.some((ref) => ref[1] === head[0])) {
+        keys.push([project, head[1], traceId, head[0]]);
+      }
+    }
+    yield* this.spansAt(keys, reverse);
+  }
+
+  /** Every stored span of one trace, in every project. */
+  *spansOfTrace(traceId: string): Generator<SpanRecord> {
+    for (const { key, value } of this.traces.range<TraceEntry>({ start: [traceId], end: prefixEnd([traceId]) })) {
+      const project = key[1] as string;
+      for (const [spanId, start] of value.spans) {
+        const span = this.spanAt([project, start, traceId, spanId]);
+        if (span) yield span;
+      }
+    }
+  }
+
+  /** Spans per service name, for every span of the project or those linked to one record. */
+  serviceCounts(project: string, dim: CountDim, id: string): Map<string, number> {
+    const services = new Map<string, number>();
+    const prefix = [project, dim, id];
+    for (const { key, value } of this.counts.range<number>({ start: prefix, end: prefixEnd(prefix) })) {
+      services.set(key[3] as string, value);
+    }
+    return services;
+  }
+
+  spanCount(project: string, dim: CountDim, id: string): number {
+    let total = 0;
+    for (const count of this.serviceCounts(project, dim, id).values()) total += count;
+    return total;
+  }
+
+  traceCount(project: string): number {
+    return this.counts.get<number>([project, 'traces']) ?? 0;
+  }
+
+  /** Every project that holds spans. */
+  *projects(): Generator<string> {
+    let start: Key = [];
+    for (;;) {
+      const [first] = this.counts.keys({ start, limit: 1 });
+      if (!first) return;
+      const project = first[0] as string;
+      yield project;
+      start = prefixEnd([project]);
+    }
+  }
+
+  private *linkEntries(project: string, dim: LinkDim, id: string): Generator<[traceId: string, refs: readonly LinkRef[]]> {
+    const prefix = [project, dim, id];
+    for (const { key, value } of this.links.range<LinkRef[]>({ start: prefix, end: prefixEnd(prefix) })) {
+      yield [key[3] as string, value];
+    }
+  }
+
+  /** The spans at `keys` ([project, start, trace_id, span_id]), in key order. */
+  private *spansAt(keys: Key[], reverse: boolean): Generator<SpanRecord> {
+    keys.sort((a, b) => compareTuples(a, b) * (reverse ? -1 : 1));
+    for (const key of keys) {
+      const span = this.spanAt(key);
+      if (span) yield span;
+    }
+  }
+
+  private spanAt(key: Key): SpanRecord | undefined {
+    const stored = this.spans.get<StoredSpan>(key);
+    return stored && fromStored(key, stored);
+  }
+}
+
+/** What the spans database holds: a span without the fields its key already carries. */
+type StoredSpan = Omit<SpanRecord, 'project' | 'start_time_ns' | 'trace_id' | 'span_id'>;
+
+function toStored(span: SpanRecord): StoredSpan {
+  const { project, start_time_ns, trace_id, span_id, ...stored } = span;
+  return stored;
+}
+
+function fromStored(key: Key, stored: StoredSpan): SpanRecord {
+  return { ...stored, project: key[0] as string, start_time_ns: key[1] as string, trace_id: key[2] as string, span_id: key[3] as string };
+}
+
+export function spanKey(span: SpanRecord): Key {
+  return [span.project, span.start_time_ns, span.trace_id, span.span_id];
+}
+
+/** Order of keys whose parts are all strings. */
+function compareTuples(a: Key, b: Key): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+/** Whether `a` heads a trace before `b`: a root beats any other span, then the earlier start. */
+function headPrecedes(a: SpanRef, b: SpanRef): boolean {
+  if (a[2] !== b[2]) return a[2];
+  return a[1] < b[1] || (a[1] === b[1] && a[0] < b[0]);
+}
+
+function headOf(spans: readonly SpanRef[]): SpanRef | undefined {
+  let head: SpanRef | undefined;
+  for (const span of spans) if (!head || headPrecedes(span, head)) head = span;
+  return head;
+}
+
+/** A trace of one project as a decision changes it. */
+interface TraceState {
+  project: string;
+  traceId: string;
+  before: TraceEntry | undefined;
+  spans: SpanRef[];
+  ids: Set<string>;
+  removed: Set<string>;
+  changed: boolean;
+}
+
+/**
+ * The per-trace, per-link and counter changes of one decision: everything read once, changed in
+ * memory, and written as new values at the end.
+ */
+class Change {
+  /** trace_id -> project -> state, loaded on first sight of the trace. */
+  private readonly traces = new Map<string, Map<string, TraceState>>();
+  /** Link entries: key text -> key, refs before, refs added, span ids removed. */
+  private readonly links = new Map<string, { key: Key; refs: LinkRef[]; removed: Set<string> }>();
+  private readonly counts = new Map<string, { key: Key; delta: number }>();
+  private readonly lastCounts: Partial<Record<CountDim | 'traces', { project: string; id: string; service: string; change: { delta: number } }>> = {};
+
+  constructor(private readonly store: SpanStore) {}
+
+  /** Whether a span with these ids is stored (in any project) or already added by this change. */
+  knows(traceId: string, spanId: string): boolean {
+    for (const state of this.traceStates(traceId).values()) if (state.ids.has(spanId)) return true;
+    return false;
+  }
+
+  addSpan(span: SpanRecord): void {
+    const state = this.traceState(span.project, span.trace_id);
+    state.spans.push([span.span_id, span.start_time_ns, isRoot(span)]);
+    state.ids.add(span.span_id);
+    state.changed = true;
+    for (const dim of linkDims) {
+      const id = span[dim];
+      if (id !== null) this.link(span.project, dim, id, span.trace_id).refs.push([span.start_time_ns, span.span_id]);
+    }
+    this.countSpan(span, 1);
+  }
+
+  removeSpan(span: SpanRecord): void {
+    const state = this.traceState(span.project, span.trace_id);
+    state.removed.add(span.span_id);
+    state.changed = true;
+    for (const dim of linkDims) {
+      const id = span[dim];
+      if (id !== null) this.link(span.project, dim, id, span.trace_id).removed.add(span.span_id);
+    }
+    this.countSpan(span, -1);
+  }
+
+  ops(): KvOp[] {
+    const { store } = this;
+    const ops: KvOp[] = [];
+    for (const byProject of this.traces.values()) {
+      for (const state of byProject.values()) ops.push(...this.traceOps(state));
+    }
+    for (const { key, refs, removed } of this.links.values()) {
+      const kept = removed.size > 0 ? refs.filter((ref) => !removed.has(ref[1])) : refs;
+      ops.push({ db: store.links, key, ...(kept.length > 0 ? { value: kept } : {}) });
+    }
+    for (const { key, delta } of this.counts.values()) {
+      if (delta === 0) continue;
+      const next = (store.counts.get<number>(key) ?? 0) + delta;
+      ops.push({ db: store.counts, key, ...(next > 0 ? { value: next } : {}) });
+    }
+    return ops;
+  }
+
+  private traceOps(state: TraceState): KvOp[] {
+    const { store } = this;
+    const { project, traceId, before } = state;
+    if (!state.changed) return [];
+    const spans = state.removed.size > 0 ? state.spans.filter((ref) => !state.removed.has(ref[0])) : state.spans;
+    const head = headOf(spans);
+    const headMoved = !before || !head || before.head[0] !== head[0];
+    const ops: KvOp[] = [];
+    if (before && headMoved) ops.push({ db: store.order, key: [project, before.head[1], traceId] });
+    if (!head) {
+      ops.push({ db: store.traces, key: [traceId, project] });
+      this.count(project, 'traces', '', '', -1);
+      return ops;
+    }
+    if (!before) this.count(project, 'traces', '', '', 1);
+    if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
+    ops.push({ db: store.traces, key: [traceId, project], value: { head, spans } satisfies TraceEntry });
+    return ops;
+  }
+
+  private traceStates(traceId: string): Map<string, TraceState> {
+    let byProject = this.traces.get(traceId);
+    if (!byProject) {
+      byProject = new Map();
+      const range = { start: [traceId], end: prefixEnd([traceId]) };
+      for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
+        const project = key[1] as string;
+        const ids = new Set(value.spans.map((ref) => ref[0]));
+        byProject.set(project, { project, traceId, before: value, spans: [...value.spans], ids, removed: new Set(), changed: false });
+      }
+      this.traces.set(traceId, byProject);
+    }
+    return byProject;
+  }
+
+  private traceState(project: string, traceId: string): TraceState {
+    const byProject = this.traceStates(traceId);
+    let state = byProject.get(project);
+    if (!state) {
+      state = { project, traceId, before: undefined, spans: [], ids: new Set(), removed: new Set(), changed: false };
+      byProject.set(project, state);
+    }
+    return state;
+  }
+
+  private link(project: string, dim: LinkDim, id: string, traceId: string): { key: Key; refs: LinkRef[]; removed: Set<string> } {
+    const text = `${project}\n${dim}\n${id}\n${traceId}`;
+    let link = this.links.get(text);
+    if (!link) {
+      const key = [project, dim, id, traceId];
+      link = { key, refs: [...(this.store.links.get<LinkRef[]>(key) ?? [])], removed: new Set() };
+      this.links.set(text, link);
+    }
+    return link;
+  }
+
+  private countSpan(span: SpanRecord, delta: number): void {
+    this.count(span.project, 'all', '', span.service_name, delta);
+    for (const dim of linkDims) {
+      const id = span[dim];
+      if (id !== null) this.count(span.project, dim, id, span.service_name, delta);
+    }
+  }
+
+  /** Counts spans per (project, dimension, id, service), or traces per project when `dim` is 'traces'. */
+  private count(project: string, dim: CountDim | 'traces', id: string, service: string, delta: number): void {
+    // Consecutive spans usually share every counter: the last one of each dimension is at hand.
+    const last = this.lastCounts[dim];
+    if (last && last.project === project && last.id === id && last.service === service) {
+      last.change.delta += delta;
+      return;
+    }
+    const text = `${project}\n${dim}\n${id}\n${service}`;
+    let change = this.counts.get(text);
+    if (!change) this.counts.set(text, (change = { key: dim === 'traces' ? [project, 'traces'] : [project, dim, id, service], delta: 0 }));
+    change.delta += delta;
+    this.lastCounts[dim] = { project, id, service, change };
+  }
+}

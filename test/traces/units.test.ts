@@ -1,0 +1,120 @@
+// The pure pieces of the trace module, and the span store's own bookkeeping.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MemoryKv } from '../../src/store/memory-kv.ts';
+import { jsonText } from '../../src/traces/json-text.ts';
+import { hexToNanos, int64ToExact, nanosToHex, uint64Difference, uint64ToHex } from '../../src/traces/nanos.ts';
+import { decodeExportRequest, OtlpDecodeError } from '../../src/traces/otlp.ts';
+import { slugify } from '../../src/traces/slug.ts';
+import { pack, type SpanRecord } from '../../src/traces/span-record.ts';
+import { SpanStore } from '../../src/traces/span-store.ts';
+import { draftSpans } from '../../src/traces/spans.ts';
+import { fullBounds } from '../../src/traces/span-query.ts';
+
+test('slugify folds accents, drops punctuation and joins words with hyphens, as Django does', () => {
+  assert.is(slugify('  Support Bot — Ünïcode! '), 'support-bot-unicode');
+  assert.is(slugify('already-a_slug'), 'already-a_slug');
+  assert.is(slugify('--Trim me__'), 'trim-me');
+  assert.is(slugify('***'), '');
+  assert.is(slugify('Ａgent ２'), 'agent-2');
+});
+
+test('jsonText writes bigints as exact integers and non-finite numbers as null', () => {
+  assert.is(jsonText({ a: 1767225600123456789n, b: [1.5, NaN, Infinity], c: 'q"uote', d: null, e: true }),
+    '{"a":1767225600123456789,"b":[1.5,null,null],"c":"q\\"uote","d":null,"e":true}');
+  assert.is(jsonText([]), '[]');
+});
+
+test('nanosecond times keep all 64 bits through hex', () => {
+  const nanos = 18_446_744_073_709_551_615n;
+  assert.is(nanosToHex(nanos), 'ffffffffffffffff');
+  assert.is(hexToNanos(nanosToHex(1767225600123456789n)), 1767225600123456789n);
+  assert.is(nanosToHex(-5n), '0000000000000000');
+  assert.is(uint64ToHex({ high: 0x18873e4d, low: -1 }), '18873e4dffffffff');
+  assert.is(uint64Difference({ high: 2, low: 5 }, { high: 1, low: -1 }), 6);
+  assert.is(uint64Difference({ high: 1, low: 0 }, { high: 2, low: 0 }), 0);
+  assert.is(int64ToExact({ high: -1, low: -2 }), -2);
+  assert.is(int64ToExact({ high: 0x7fffffff, low: -1 }), 9223372036854775807n);
+});
+
+test('OTLP/JSON accepts snake_case field names, enum names and 64-bit integers as strings', () => {
+  const body = JSON.stringify({
+    resource_spans: [{
+      resource: { attributes: [{ key: 'service.name', value: { string_value: 'svc' } }] },
+      scope_spans: [{
+        spans: [{
+          trace_id: '0102030405060708090a0b0c0d0e0f10', span_id: '0102030405060708', name: 'snake',
+          kind: 'SPAN_KIND_CLIENT', start_time_unix_nano: '1767225600123456789', end_time_unix_nano: '1767225600223456789',
+          attributes: [{ key: 'big', value: { int_value: '9007199254740993' } }, { key: 'list', value: { array_value: { values: [{ bool_value: true }] } } }],
+          status: { code: 'STATUS_CODE_ERROR' },
+        }],
+      }],
+    }],
+  });
+  const [span] = draftSpans(decodeExportRequest(Buffer.from(body), 'json'), 8).spans;
+  assert.is(span!.trace_id, '0102030405060708090a0b0c0d0e0f10');
+  assert.is(span!.kind, 3);
+  assert.is(span!.status_code, 2);
+  assert.is(span!.start_time_ns, nanosToHex(1767225600123456789n));
+  assert.is(span!.duration_ns, 100_000_000);
+  assert.equal(span!.detail.attributes, { big: 9007199254740993n, list: [true] });
+  assert.is(span!.resource.serviceName, 'svc');
+});
+
+test('an empty body is an empty export; anything else undecodable is an OtlpDecodeError', () => {
+  assert.equal(decodeExportRequest(Buffer.alloc(0), 'json').resourceSpans, []);
+  assert.equal(decodeExportRequest(Buffer.alloc(0), 'protobuf').resourceSpans, []);
+  assert.throws(() => decodeExportRequest(Buffer.from('{'), 'json'), (error: unknown) => error instanceof OtlpDecodeError);
+  assert.throws(() => decodeExportRequest(Buffer.from([0x0a, 0x05, 0x01]), 'protobuf'), (error: unknown) => error instanceof OtlpDecodeError);
+});
+
+const project = 'project-a';
+
+function span(n: number, fields: Partial<SpanRecord> = {}): SpanRecord {
+  return {
+    trace_id: 'trace-1', span_id: `span-${n}`, parent_span_id: 'parent', project, agent: null, job: 'job-1', iteration: null,
+    name: `span ${n}`, kind: 1, operation: '', service_name: 'svc', start_time_ns: nanosToHex(BigInt(n)), end_time_ns: nanosToHex(BigInt(n)),
+    duration_ns: 0, status_code: 0, received_at: 0,
+    detail: pack({ status_message: '', attributes: {}, events: [], links: [], scope_name: '', scope_version: '' }),
+    resource: pack({}),
+    ...fields,
+  };
+}
+
+async function apply(store: SpanStore, decided: { ops: Parameters<MemoryKv['write']>[0] }) {
+  await store.kv.write(decided.ops);
+}
+
+test("a trace's head is its earliest span until its root arrives, and the next one when its head is removed", async () => {
+  const store = new SpanStore(new MemoryKv());
+  await apply(store, store.ingestOps([[span(5), span(3)]]));
+  assert.equal(store.head(project, 'trace-1')?.[0], 'span-3');
+  await apply(store, store.ingestOps([[span(9, { parent_span_id: '' }), span(1)]]));
+  assert.equal(store.head(project, 'trace-1')?.[0], 'span-9');
+  assert.equal([...store.headsOf(project, fullBounds, false)].map((head) => head.span_id), ['span-9']);
+  assert.is(store.traceCount(project), 1);
+  await apply(store, store.removalOps(project, nanosToHex(9n), 10));
+  assert.equal(store.head(project, 'trace-1')?.[0], 'span-9');
+  await apply(store, store.removalOps(project, null, 10));
+  assert.is(store.head(project, 'trace-1'), undefined);
+  assert.is(store.traceCount(project), 0);
+  assert.equal([...store.projects()], []);
+  for (const db of [store.spans, store.traces, store.order, store.links, store.counts]) assert.equal([...db.keys({})], []);
+});
+
+test('an ingest stores each span once: repeats within and across batches and decisions are skipped', async () => {
+  const store = new SpanStore(new MemoryKv());
+  const first = store.ingestOps([[span(1), span(2), span(1)], [span(2), span(3)]]);
+  assert.equal(first.stored, [2, 1]);
+  await apply(store, first);
+  const again = store.ingestOps([[span(3), span(4)]]);
+  assert.equal(again.stored, [1]);
+  await apply(store, again);
+  assert.is(store.spanCount(project, 'all', ''), 4);
+  assert.is(store.spanCount(project, 'job', 'job-1'), 4);
+  assert.equal([...store.linkedSpans(project, 'job', 'job-1', fullBounds, true)].map((stored) => stored.span_id), ['span-4', 'span-3', 'span-2', 'span-1']);
+  const elsewhere = store.ingestOps([[span(4, { project: 'project-b' })]]);
+  assert.equal(elsewhere.stored, [0]);
+});
+
+test.run();
