@@ -170,24 +170,28 @@ function firstLine(child: ChildProcess): Promise<string> {
 }
 
 /**
- * Loads the bare server and the service alternately (bare, service, bare, service) and returns
- * the service's mean throughput and its ratio to the bare server's mean.
+ * Loads the bare server and the service alternately (bare, service, bare, service, ...) and
+ * judges the service by the median of each round's ratio to the bare run just before it: noise on
+ * a shared machine comes and goes, and a neighbouring pair sees the same conditions.
  */
-export async function compareWithBare(bare: ChildServer, service: LoadOptions, rounds = 2) {
+export async function compareWithBare(bare: ChildServer, service: LoadOptions, rounds = 3) {
+  const ratios: number[] = [];
   const bareRuns: LoadResult[] = [];
   const serviceRuns: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    bareRuns.push(await load({ url: bare.url, connections: service.connections }));
-    serviceRuns.push(await load(service));
+    const bareRun = await load({ url: bare.url, connections: service.connections, durationSeconds: service.durationSeconds });
+    const serviceRun = await load(service);
+    bareRuns.push(bareRun);
+    serviceRuns.push(serviceRun);
+    ratios.push(serviceRun.requestsPerSecond / bareRun.requestsPerSecond);
   }
-  const mean = (runs: LoadResult[], pick: (run: LoadResult) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
-  const bareRps = mean(bareRuns, (run) => run.requestsPerSecond);
-  const serviceRps = mean(serviceRuns, (run) => run.requestsPerSecond);
+  const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
-    bareRps,
-    serviceRps,
-    ratio: serviceRps / bareRps,
-    serviceP50Ms: mean(serviceRuns, (run) => run.latencyP50Ms),
+    bareRps: middle(bareRuns.map((run) => run.requestsPerSecond)),
+    serviceRps: middle(serviceRuns.map((run) => run.requestsPerSecond)),
+    ratio: middle(ratios),
+    ratios,
+    serviceP50Ms: middle(serviceRuns.map((run) => run.latencyP50Ms)),
     failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
   };
 }

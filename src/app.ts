@@ -1,7 +1,7 @@
-// The Koa application: the JSON error middleware first, then the router. It never listens;
-// service.ts owns the server.
+// The Koa application: request logging, the JSON error middleware, then one router per
+// resource. It never listens; service.ts owns the server.
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { jsonBodyReader, type BodyReader } from './http/body.ts';
 import type { Deps } from './http/deps.ts';
 import { errorMiddleware } from './http/errors.ts';
@@ -36,7 +36,16 @@ export function createApp(deps: Deps): Koa {
   app.silent = true;
   app.use(requestLogging(deps.logger));
   app.use(errorMiddleware(deps.logger));
-  const router = new Router();
+  app.use(routeByResource(allRoutes(deps), deps));
+  return app;
+}
+
+/**
+ * One router per resource (a path's first two segments, e.g. /api/agents). @koa/router tests
+ * every route it holds on every request; grouped, a request only meets the few routes of its own
+ * resource. Each group answers its own 405s with `Allow`.
+ */
+function routeByResource(routes: readonly Route[], deps: Deps): Middleware {
   const { limits } = deps.config;
   const readers = new Map<number, BodyReader>();
   const readerFor = (bytesMax = limits.bodyBytesMax) => {
@@ -44,8 +53,29 @@ export function createApp(deps: Deps): Koa {
     if (!reader) readers.set(bytesMax, (reader = jsonBodyReader(bytesMax, limits.jsonDepthMax)));
     return reader;
   };
-  mountRoutes(router, allRoutes(deps), deps, readerFor);
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  return app;
+  const routers = new Map<string, Router>();
+  for (const route of routes) {
+    const resource = resourceOf(route.path);
+    let router = routers.get(resource);
+    if (!router) routers.set(resource, (router = new Router()));
+    mountRoutes(router, [route], deps, readerFor);
+  }
+  const handlers = new Map<string, Middleware>();
+  for (const [resource, router] of routers) {
+    const dispatch = router.routes() as unknown as Middleware;
+    const allowedMethods = router.allowedMethods() as unknown as Middleware;
+    handlers.set(resource, (ctx, next) => dispatch(ctx, () => allowedMethods(ctx, next)));
+  }
+  return (ctx, next) => {
+    const handler = handlers.get(resourceOf(ctx.path));
+    return handler ? handler(ctx, next) : next();
+  };
+}
+
+/** "/api/agents/1/eval_spec/" -> "/api/agents"; "/health/" -> "/health". */
+function resourceOf(path: string): string {
+  const second = path.indexOf('/', 1);
+  const third = second < 0 ? -1 : path.indexOf('/', second + 1);
+  if (third >= 0) return path.slice(0, third);
+  return path.endsWith('/') && path.length > 1 ? path.slice(0, -1) : path;
 }

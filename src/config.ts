@@ -56,6 +56,8 @@ export interface Limits {
   loginThrottleKeysMax: number;
   /** Verified access tokens remembered, so a hot token is not re-verified on every call. */
   tokenCacheEntriesMax: number;
+  /** Characters of JSON text kept for immutable records (datasets' datapoints, hot records). */
+  jsonCacheCharsMax: number;
 }
 
 export interface Config {
@@ -103,6 +105,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   loginFailureWindowSeconds: 900,
   loginThrottleKeysMax: 100_000,
   tokenCacheEntriesMax: 10_000,
+  jsonCacheCharsMax: 64 * 1024 * 1024,
 });
 
 /** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */

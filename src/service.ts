@@ -18,6 +18,7 @@ import { apiKeyUseRecorder } from './http/resources/identity.ts';
 import { createLogger } from './log.ts';
 import { ReadModel } from './read-model/read-model.ts';
 import { StoreHealth } from './store/health.ts';
+import { JsonCache } from './json-cache.ts';
 import { Journal } from './store/journal.ts';
 import type { Kv } from './store/kv.ts';
 import { LmdbKv } from './store/lmdb-kv.ts';
@@ -60,6 +61,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     if (!ok) logger.error({ err: error }, 'store write failed');
   };
   const readModel = new ReadModel();
+  const jsonCache = new JsonCache(config.limits.jsonCacheCharsMax);
   const traces = new Traces({ kv, config, clock, logger, outcome: recordStoreOutcome });
   const started = clock.nowMs();
   const registry = Registry.recover({
@@ -70,6 +72,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     snapshotEvery: config.limits.snapshotEvery,
     storeOutcome: recordStoreOutcome,
     projectDeleted: (projectId) => traces.forgetProject(projectId),
+    jsonText: (value) => jsonCache.text(value),
   });
   // Before anything writes in the background: the store reopens underneath.
   await kv.releaseRecoveryPages();
@@ -94,6 +97,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     }),
     health,
     traces,
+    jsonCache,
     clock,
     logger,
   };

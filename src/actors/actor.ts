@@ -7,7 +7,7 @@
 import { Rejected } from '../domain/rejection.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { Journal, RecoveredStream, StreamRef } from '../store/journal.ts';
-import type { ActorKind } from './kind.ts';
+import type { ActorKind, JsonText } from './kind.ts';
 import type { UniqueClaims } from './unique-claims.ts';
 
 /** Thrown to a sender when the actor cannot take or finish its message (HTTP 503). */
@@ -36,6 +36,8 @@ export interface ActorEnvironment {
   ended(kind: string, id: string): void;
   /** Every commit's outcome, for health reporting. */
   storeOutcome(ok: boolean, error?: unknown): void;
+  /** JSON text of immutable values, shared with the responses that send them. */
+  jsonText: JsonText;
 }
 
 type Ask<Command, Event> = {
@@ -297,7 +299,14 @@ export class Actor<State, Command, Event> implements StreamActor {
       ops = snapshot.ops;
       afterCommit = snapshot.done;
     } else {
-      ops = eventful.map((message, index) => this.env.journal.appendOp(this.stream, previousSeq + index + 1, message.events));
+      const { eventCodec } = this.kind;
+      ops = eventful.map((message, index) =>
+        this.env.journal.appendOp(
+          this.stream,
+          previousSeq + index + 1,
+          eventCodec ? message.events.map((event) => eventCodec.encode(event, this.env.jsonText)) : message.events,
+        ),
+      );
     }
     return {
       ops,
@@ -326,7 +335,7 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** Ops writing a snapshot at `seq`, covering everything journaled before it, and its parts. */
   private snapshotOps(seq: number): { ops: KvOp[]; done: () => void } {
-    const encoded = this.kind.codec.encode(this.state, this.storedParts);
+    const encoded = this.kind.codec.encode(this.state, this.storedParts, this.env.jsonText);
     const ops = this.env.journal.snapshotOps(this.stream, seq, encoded.value, this.snapshotSeq, this.seq);
     for (const [part, value] of encoded.newParts) ops.push(this.env.journal.partOp(this.stream, part, value));
     for (const part of encoded.staleParts) ops.push(this.env.journal.partOp(this.stream, part, undefined));
@@ -360,7 +369,9 @@ export class Actor<State, Command, Event> implements StreamActor {
       storedParts = decoded.storedParts;
     }
     for (const entry of stream?.entries ?? []) {
-      for (const event of entry.events) state = decider.evolve(state, event as Event);
+      for (const stored of entry.events) {
+        state = decider.evolve(state, this.kind.eventCodec ? this.kind.eventCodec.decode(stored) : (stored as Event));
+      }
     }
     const snapshotSeq = stream?.snapshot?.seq ?? 0;
     const seq = stream?.entries.at(-1)?.seq ?? snapshotSeq;

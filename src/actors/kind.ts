@@ -14,7 +14,7 @@ export interface SnapshotCodec<State> {
    * The snapshot value of `state`, plus large immutable parts not yet stored (`storedParts` lists
    * those earlier snapshots wrote) and parts no longer referenced.
    */
-  encode(state: State, storedParts: ReadonlySet<string>): {
+  encode(state: State, storedParts: ReadonlySet<string>, jsonText: JsonText): {
     value: unknown;
     newParts: [id: string, value: unknown][];
     staleParts: string[];
@@ -22,10 +22,20 @@ export interface SnapshotCodec<State> {
   decode(value: unknown, readPart: (id: string) => unknown): { state: State; storedParts: Set<string> };
 }
 
+/** JSON text of an immutable value, cached (see src/json-cache.ts). */
+export type JsonText = (value: object) => string;
+
+/** How events are written to the journal and read back, when not as they are. */
+export interface EventCodec<Event> {
+  encode(event: Event, jsonText: JsonText): unknown;
+  decode(stored: unknown): Event;
+}
+
 export interface ActorKind<State, Command, Event> {
   readonly name: string;
   readonly decider: Decider<State, Command, Event>;
   readonly codec: SnapshotCodec<State>;
+  readonly eventCodec?: EventCodec<Event>;
   /** The unique keys a state holds. */
   claimsOf(state: State): Claim[];
   /** The unique keys the state would hold after `events`, computed without applying them. */

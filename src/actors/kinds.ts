@@ -85,16 +85,19 @@ const agentSlugClaims = (agent: Agent | null): Claim[] =>
 
 /**
  * Agent snapshots keep datasets without their datapoints; each dataset's datapoints are a part,
- * written once by the first snapshot that sees the dataset (datasets never change).
+ * written once by the first snapshot that sees the dataset (datasets never change). Datapoints are
+ * stored as JSON text, here and in the journal: encoding 10,000 datapoints as JSON is about twice
+ * as fast as msgpack (whose short-string encoding runs in JavaScript), a dataset is written whole
+ * and read whole, and the same cached text then answers the request that created it.
  */
 const agentCodec: SnapshotCodec<AgentState> = {
-  encode(state, storedParts) {
+  encode(state, storedParts, jsonText) {
     const datasets: Omit<Dataset, 'datapoints'>[] = [];
     const newParts: [string, unknown][] = [];
     for (const dataset of state.datasets.values()) {
       const { datapoints, ...meta } = dataset;
       datasets.push(meta);
-      if (!storedParts.has(dataset.id)) newParts.push([dataset.id, datapoints]);
+      if (!storedParts.has(dataset.id)) newParts.push([dataset.id, jsonText(datapoints)]);
     }
     const staleParts = [...storedParts].filter((id) => !state.datasets.has(id));
     return { value: { agent: state.agent, datasets, lastVersion: state.lastVersion }, newParts, staleParts };
@@ -105,7 +108,7 @@ const agentCodec: SnapshotCodec<AgentState> = {
     state.agent = plain.agent;
     state.lastVersion = plain.lastVersion;
     for (const meta of plain.datasets) {
-      state.datasets.set(meta.id, { ...meta, datapoints: readPart(meta.id) as Datapoint[] });
+      state.datasets.set(meta.id, { ...meta, datapoints: JSON.parse(readPart(meta.id) as string) as Datapoint[] });
     }
     return { state, storedParts: new Set(state.datasets.keys()) };
   },
@@ -115,6 +118,18 @@ export const agentKind: AgentKind = {
   name: 'agent',
   decider: agentDecider,
   codec: agentCodec,
+  eventCodec: {
+    encode: (event, jsonText) =>
+      event.type === 'DatasetCreated'
+        ? { ...event, dataset: { ...event.dataset, datapoints: jsonText(event.dataset.datapoints) } }
+        : event,
+    decode(stored) {
+      const event = stored as AgentEvent;
+      if (event.type !== 'DatasetCreated') return event;
+      const datapoints = event.dataset.datapoints as unknown as string;
+      return { ...event, dataset: { ...event.dataset, datapoints: JSON.parse(datapoints) as Datapoint[] } };
+    },
+  },
   claimsOf: (state) => agentSlugClaims(state.agent),
   claimsAfter(state, events) {
     let agent = state.agent;

@@ -11,7 +11,7 @@ import { notFound } from '../domain/rejection.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
 import { Actor, ActorUnavailable, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
-import type { ActorKind } from './kind.ts';
+import type { ActorKind, JsonText } from './kind.ts';
 import {
   agentKind, identityKind, identityStreamId, jobKind, projectKind,
   type AgentKind, type IdentityKind, type JobKind, type ProjectKind,
@@ -35,6 +35,8 @@ export interface RegistryOptions {
   storeOutcome(ok: boolean, error?: unknown): void;
   /** Called once a project's deletion is durable (for data kept outside actors, like spans). */
   projectDeleted?(projectId: string): void;
+  /** JSON text of immutable values (datapoints), shared with responses. */
+  jsonText: JsonText;
 }
 
 /** Actors whose snapshots one shutdown transaction writes. */
@@ -58,6 +60,7 @@ export class Registry {
       commitBatchMax: options.commitBatchMax,
       snapshotEvery: options.snapshotEvery,
       storeOutcome: options.storeOutcome,
+      jsonText: options.jsonText,
       committed(kind, _id, events) {
         if (kind === 'identity') readModel.applyIdentity(events as never);
         else if (kind === 'project') readModel.applyProject(events as never);

@@ -38,10 +38,16 @@ export function credentialFrom(headers: { authorization?: string; 'x-api-key'?: 
 export class Authenticator {
   constructor(private readonly deps: AuthenticatorDeps) {}
 
-  async authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Promise<Principal> {
+  /**
+   * The caller, or a thrown 401. Answers synchronously for API keys and for access tokens seen
+   * before (the hot path): only a token's first verification is asynchronous.
+   */
+  authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Principal | Promise<Principal> {
     const credential = credentialFrom(headers);
     if (credential === null) throw fail.notAuthenticated();
-    return looksLikeApiKey(credential) ? this.byApiKey(credential) : this.byToken(credential);
+    if (looksLikeApiKey(credential)) return this.byApiKey(credential);
+    const remembered = this.deps.tokens.rememberedAccess(credential);
+    return remembered ? this.principalOf(remembered.userId) : this.byToken(credential);
   }
 
   private async byToken(token: string): Promise<Principal> {
@@ -52,6 +58,10 @@ export class Authenticator {
       if (error instanceof InvalidToken) throw fail.authenticationFailed('Given token not valid for any token type', 'token_not_valid');
       throw error;
     }
+    return this.principalOf(userId);
+  }
+
+  private principalOf(userId: number): Principal {
     const user = this.deps.readModel.users.get(userId);
     if (!user) throw fail.authenticationFailed('User not found', 'user_not_found');
     return { user, apiKey: null };

@@ -44,6 +44,7 @@ async function verify(file: string): Promise<string> {
       commitBatchMax: 1,
       snapshotEvery: Number.MAX_SAFE_INTEGER,
       storeOutcome: () => {},
+      jsonText: (value) => JSON.stringify(value),
     });
     const counts = registry.counts();
     return `${readModel.users.size} users, ${counts.project} projects, ${counts.agent} agents, ${counts.job} jobs`;

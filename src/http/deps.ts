@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { Tokens } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
+import type { JsonCache } from '../json-cache.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { StoreHealth } from '../store/health.ts';
 import type { Kv } from '../store/kv.ts';
@@ -26,6 +27,8 @@ export interface Deps {
   authenticator: Authenticator;
   loginThrottle: LoginThrottle;
   health: StoreHealth;
+  /** JSON text of immutable records, shared by the journal and responses. */
+  jsonCache: JsonCache;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
   clock: Clock;

@@ -1,6 +1,7 @@
 // How each record is written on the wire: the full representation and, where the interface
 // names one, the list item. Property order follows the interface's tables.
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
+import type { JsonCache } from '../json-cache.ts';
 
 export const userJson = (user: User) => ({ id: user.id, email: user.email, email_verified: user.email_verified });
 
@@ -147,8 +148,15 @@ const datasetFields = (dataset: Dataset) => ({
   source: dataset.source,
 });
 
-/** Create, retrieve and activate answer with every datapoint. */
-export const datasetJson = (dataset: Dataset) => ({ ...datasetFields(dataset), datapoints: dataset.datapoints.map(datapointJson) });
+/**
+ * Create, retrieve and activate answer with every datapoint. Datapoint records are already in
+ * their wire shape (datapointJson's fields, in its order), so the datapoints' part is the cached
+ * text of the records themselves, usually made when the dataset was journaled.
+ */
+export function datasetJsonText(dataset: Dataset, cache: JsonCache): string {
+  const fields = JSON.stringify(datasetFields(dataset));
+  return `${fields.slice(0, -1)},"datapoints":${cache.text(dataset.datapoints)}}`;
+}
 
 /** List items leave the datapoints out (they are paged through /datapoints/). */
 export const datasetListItemJson = datasetFields;

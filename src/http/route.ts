@@ -44,7 +44,10 @@ export function mountRoutes(router: Router, routes: readonly Route[], deps: Deps
     const reader = route.body ? readBody(route.bodyBytesMax) : undefined;
     const pipeline = async (ctx: ApiContext) => {
       checkParams(ctx.params, route.params);
-      if (route.auth) ctx.state.principal = await deps.authenticator.authenticate(ctx.headers);
+      if (route.auth) {
+        const principal = deps.authenticator.authenticate(ctx.headers);
+        ctx.state.principal = principal instanceof Promise ? await principal : principal;
+      }
       if (reader && route.body) {
         const raw = await reader(ctx as never);
         ctx.state.body = deps.validator.body(route.body, raw, { partial: route.method === 'PATCH' });
@@ -74,6 +77,21 @@ function checkParams(params: Record<string, string>, patterns: Route['params']):
 export function reply(ctx: ApiContext, status: number, body: unknown): void {
   ctx.status = status;
   ctx.body = body;
+}
+
+/** Sends JSON text that is already made (see replyRecord and the dataset answers). */
+export function replyJsonText(ctx: ApiContext, status: number, text: string): void {
+  ctx.status = status;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = text;
+}
+
+/**
+ * Sends one record's representation. Records are immutable, so the JSON text of a hot record is
+ * made once (deps.jsonCache) rather than on every read.
+ */
+export function replyRecord<T extends object>(ctx: ApiContext, deps: Deps, record: T, serialize: (record: T) => unknown): void {
+  replyJsonText(ctx, 200, deps.jsonCache.text(record, serialize));
 }
 
 export function noContent(ctx: ApiContext): void {

@@ -161,7 +161,10 @@ export function sharedValidator(): Validator {
   return shared;
 }
 
+const canonicalPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export function canonicalUuid(value: string): string {
+  if (canonicalPattern.test(value)) return value;
   const hex = value.toLowerCase().replace(/^urn:uuid:/, '').replace(/-/g, '');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

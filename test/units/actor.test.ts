@@ -57,6 +57,7 @@ function environment(kv = new FaultyKv(new MemoryKv()), overrides: Partial<Actor
     committed: (_kind, _id, events) => committed.push([...events]),
     ended: () => {},
     storeOutcome: () => {},
+    jsonText: (value) => JSON.stringify(value),
     ...overrides,
   };
   return { env, kv, committed };

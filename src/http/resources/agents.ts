@@ -9,7 +9,7 @@ import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { listPage } from '../list.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 export function agentRoutes(deps: Deps): Route[] {
@@ -79,7 +79,7 @@ export function agentRoutes(deps: Deps): Route[] {
       auth: true,
       summary: 'Retrieve an agent.',
       handle(ctx) {
-        reply(ctx, 200, agentJson(visibleAgent(ctx)));
+        replyRecord(ctx, deps, visibleAgent(ctx), agentJson);
       },
     },
     { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', handle: update },

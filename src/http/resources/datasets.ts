@@ -11,8 +11,8 @@ import type { Query } from '../../validation/validator.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { listDeclaration, listPage } from '../list.ts';
-import { datapointJson, datasetJson, datasetListItemJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { datapointJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
+import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
@@ -74,7 +74,7 @@ export function datasetRoutes(deps: Deps): Route[] {
         const events = await registry.gates.pass([agent.project], () =>
           actor.ask({ type: 'CreateDataset', dataset, makeActive: body.make_active === true }),
         );
-        reply(ctx, 201, datasetJson(createdDataset(events)));
+        replyJsonText(ctx, 201, datasetJsonText(createdDataset(events), deps.jsonCache));
       },
     },
     {
@@ -83,7 +83,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       auth: true,
       summary: 'Retrieve a dataset version with all its datapoints.',
       handle(ctx) {
-        reply(ctx, 200, datasetJson(visibleDataset(ctx)));
+        replyJsonText(ctx, 200, datasetJsonText(visibleDataset(ctx), deps.jsonCache));
       },
     },
     {
@@ -107,7 +107,7 @@ export function datasetRoutes(deps: Deps): Route[] {
         const dataset = visibleDataset(ctx);
         const actor = ownerOf(dataset);
         await registry.gates.pass([dataset.project], () => actor.ask({ type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) }));
-        reply(ctx, 200, datasetJson(dataset));
+        replyJsonText(ctx, 200, datasetJsonText(dataset, deps.jsonCache));
       },
     },
     {
