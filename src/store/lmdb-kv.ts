@@ -53,7 +53,14 @@ function openEnvironment(path: string): RootDatabase {
     maxDbs: 32,
     // Resolve writes only after the commit is synced: an acknowledged write is durable.
     overlappingSync: false,
-  });
+    // A transaction rewrites the free-page list it loaded. Snapshots free many journal pages at
+    // once (a shutdown frees them all), and with lmdb-js's defaults (50,000 / 75,000 pages) every
+    // later commit rewrote ~64,000 page numbers: 650 ms per commit instead of 1 ms, measured on a
+    // store of 100,000 jobs. Loading a little at a time keeps commits small; a transaction needing
+    // more pages than it loaded grows the file instead.
+    maxFreeSpaceToLoad: 1000,
+    maxFreeSpaceToRetain: 2000,
+  } as Parameters<typeof open>[0]);
 }
 
 function openDatabase(env: RootDatabase, name: string): Database {
