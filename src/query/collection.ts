@@ -3,10 +3,10 @@
 // resource's default ordering and one sorted list per value of each indexed field let a filtered
 // page be a slice of one list instead of a scan.
 //
-// Sorted lists are built when a query first needs them and kept current from then on. Recovery
-// therefore only files records into partitions: sorting a million records costs seconds, and an
-// index nobody queries costs nothing. Fields marked eager (small groups read on hot paths, such
-// as a job's iterations) are grouped during the load, which is linear.
+// Sorted lists are built when a query first needs them (from one scan of the records) and kept
+// current from then on. Recovery therefore only files records by id: sorting a million records
+// costs seconds, and an index nobody queries costs nothing. Fields marked eager (small groups read
+// on hot paths, such as a job's iterations) are grouped during the load, which is linear.
 import { comparatorFor, type OrderKey, type RecordComparator } from './ordering.ts';
 import { SortedList } from './sorted-list.ts';
 
@@ -24,29 +24,27 @@ export interface CollectionSpec<T extends Identified> {
   eagerFields?: readonly (keyof T & string)[];
 }
 
+type Lists<T> = Map<unknown, SortedList<T>>;
+
 export class Partition<T extends Identified> {
-  readonly members = new Set<T>();
+  size = 0;
   private allList: SortedList<T> | undefined;
-  private readonly fieldLists = new Map<string, Map<unknown, SortedList<T>>>();
+  private readonly fieldLists = new Map<string, Lists<T>>();
   /** A field's lists by value, built on first use (only indexed fields have them). */
-  readonly byField: { get(field: string): Map<unknown, SortedList<T>> | undefined };
+  readonly byField: { get(field: string): Lists<T> | undefined };
 
-  constructor(private readonly collection: Collection<T>) {
+  constructor(private readonly collection: Collection<T>, private readonly key: string) {
     this.byField = { get: (field) => this.listsFor(field) };
-  }
-
-  get size(): number {
-    return this.members.size;
   }
 
   /** Every record of the partition in the default ordering. */
   get all(): SortedList<T> {
-    this.allList ??= SortedList.fromSorted(this.collection.compare, [...this.members].sort(this.collection.compare));
+    this.allList ??= SortedList.fromSorted(this.collection.compare, this.collection.membersOf(this.key).sort(this.collection.compare));
     return this.allList;
   }
 
   add(record: T): void {
-    this.members.add(record);
+    this.size++;
     this.allList?.add(record);
     for (const [field, lists] of this.fieldLists) {
       const value = (record as Record<string, unknown>)[field];
@@ -57,7 +55,7 @@ export class Partition<T extends Identified> {
   }
 
   remove(record: T): void {
-    this.members.delete(record);
+    this.size--;
     this.allList?.delete(record);
     for (const [field, lists] of this.fieldLists) {
       const value = (record as Record<string, unknown>)[field];
@@ -68,27 +66,37 @@ export class Partition<T extends Identified> {
     }
   }
 
-  private listsFor(field: string): Map<unknown, SortedList<T>> | undefined {
+  /** Installs lists built elsewhere (the eager grouping of a load). */
+  adopt(field: string, groups: Map<unknown, T[]>): void {
+    this.fieldLists.set(field, toLists(groups, this.collection.compare, false));
+  }
+
+  private listsFor(field: string): Lists<T> | undefined {
     const existing = this.fieldLists.get(field);
     if (existing) return existing;
     if (!(this.collection.spec.indexedFields as readonly string[]).includes(field)) return undefined;
     // Grouping the default-ordered list keeps each group in order; otherwise sort each group.
     const sorted = this.allList !== undefined;
     const groups = new Map<unknown, T[]>();
-    for (const record of sorted ? this.allList!.iterate() : this.members) {
+    for (const record of sorted ? this.allList!.iterate() : this.collection.membersOf(this.key)) {
       const value = (record as Record<string, unknown>)[field];
       let group = groups.get(value);
       if (!group) groups.set(value, (group = []));
       group.push(record);
     }
-    const lists = new Map<unknown, SortedList<T>>();
-    for (const [value, group] of groups) {
-      if (!sorted) group.sort(this.collection.compare);
-      lists.set(value, SortedList.fromSorted(this.collection.compare, group));
-    }
+    const lists = toLists(groups, this.collection.compare, sorted);
     this.fieldLists.set(field, lists);
     return lists;
   }
+}
+
+function toLists<T extends object>(groups: Map<unknown, T[]>, compare: RecordComparator, sorted: boolean): Lists<T> {
+  const lists: Lists<T> = new Map();
+  for (const [value, group] of groups) {
+    if (!sorted) group.sort(compare);
+    lists.set(value, SortedList.fromSorted(compare, group));
+  }
+  return lists;
 }
 
 export class Collection<T extends Identified> {
@@ -116,15 +124,19 @@ export class Collection<T extends Identified> {
     return this.records.values();
   }
 
+  /** The records of one partition, in no order (one scan; builds an index on first use). */
+  membersOf(key: string): T[] {
+    const members: T[] = [];
+    for (const record of this.records.values()) if (this.spec.partitionOf(record) === key) members.push(record);
+    return members;
+  }
+
   /** Adds a record, or replaces the record with its id. */
   put(record: T): void {
     const previous = this.records.get(record.id);
     if (previous) this.partitions.get(this.spec.partitionOf(previous))?.remove(previous);
     this.records.set(record.id, record);
-    const key = this.spec.partitionOf(record);
-    let partition = this.partitions.get(key);
-    if (!partition) this.partitions.set(key, (partition = new Partition(this)));
-    partition.add(record);
+    this.partitionFor(this.spec.partitionOf(record)).add(record);
   }
 
   delete(id: string): T | undefined {
@@ -140,25 +152,39 @@ export class Collection<T extends Identified> {
 
   /** Removes every record of one partition (a deleted project). */
   deletePartition(key: string): void {
-    const partition = this.partitions.get(key);
-    if (!partition) return;
-    for (const record of partition.members) this.records.delete(record.id);
-    this.partitions.delete(key);
+    if (!this.partitions.delete(key)) return;
+    for (const [id, record] of this.records) if (this.spec.partitionOf(record) === key) this.records.delete(id);
   }
 
-  /** Replaces the whole content at once (recovery): files records, builds only eager lists. */
+  /** Replaces the whole content at once (recovery): files records, groups only eager fields. */
   load(records: Iterable<T>): void {
     this.records.clear();
     this.partitions.clear();
+    const eager = this.spec.eagerFields ?? [];
+    const groups = new Map<string, Map<string, Map<unknown, T[]>>>();
     for (const record of records) {
       this.records.set(record.id, record);
       const key = this.spec.partitionOf(record);
-      let partition = this.partitions.get(key);
-      if (!partition) this.partitions.set(key, (partition = new Partition(this)));
-      partition.members.add(record);
+      this.partitionFor(key).size++;
+      for (const field of eager) {
+        let byField = groups.get(key);
+        if (!byField) groups.set(key, (byField = new Map()));
+        let byValue = byField.get(field);
+        if (!byValue) byField.set(field, (byValue = new Map()));
+        const value = (record as Record<string, unknown>)[field];
+        let group = byValue.get(value);
+        if (!group) byValue.set(value, (group = []));
+        group.push(record);
+      }
     }
-    for (const field of this.spec.eagerFields ?? []) {
-      for (const partition of this.partitions.values()) partition.byField.get(field);
+    for (const [key, byField] of groups) {
+      for (const [field, byValue] of byField) this.partitions.get(key)!.adopt(field, byValue);
     }
+  }
+
+  private partitionFor(key: string): Partition<T> {
+    let partition = this.partitions.get(key);
+    if (!partition) this.partitions.set(key, (partition = new Partition(this, key)));
+    return partition;
   }
 }
