@@ -11,7 +11,7 @@ import { parseDateOrDateTime, toTimestamp } from '../validation/datetime.ts';
 import { canonicalUuid } from '../validation/validator.ts';
 import type { Deps } from './deps.ts';
 import { fail } from './errors.ts';
-import type { ApiContext } from './route.ts';
+import { replyJsonText, type ApiContext } from './route.ts';
 
 export interface Envelope<T> {
   count: number;
@@ -71,7 +71,11 @@ export interface ListOptions<T extends Identified, R> {
   fixedFilters?: Filter[];
 }
 
-export function listPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, options: ListOptions<T, R>): Envelope<R> {
+/**
+ * Answers one page of a resource's list. Each record's JSON text comes from deps.jsonCache
+ * (records are immutable), so a hot list is assembled from ready-made texts.
+ */
+export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, options: ListOptions<T, R>): void {
   const { limits } = deps.config;
   const query = ctx.state.query;
   const declaration = listDeclaration(deps.validator.documents.get(options.schema)!);
@@ -87,7 +91,13 @@ export function listPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, o
     searchFields: declaration.search,
     ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
   };
-  return paginate(ctx, deps, (offset, limit) => runList(options.collection, { ...request, offset, limit }), options.serialize);
+  const page = paginate(ctx, deps, (offset, limit) => runList(options.collection, { ...request, offset, limit }), (record) => record);
+  const results = page.results.map((record) => deps.jsonCache.text(record, options.serialize)).join(',');
+  replyJsonText(
+    ctx,
+    200,
+    `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`,
+  );
 }
 
 /**

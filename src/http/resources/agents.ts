@@ -7,7 +7,7 @@ import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listPage } from '../list.ts';
+import { replyPage } from '../list.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
@@ -48,12 +48,12 @@ export function agentRoutes(deps: Deps): Route[] {
       query: 'agents.list-query',
       summary: 'List the agents of the projects the caller can see.',
       handle(ctx) {
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'agents.list-query',
           collection: readModel.agents,
           partitions: visibleProjects(deps, ctx.state.principal),
           serialize: agentListItemJson,
-        }));
+        });
       },
     },
     {

@@ -10,9 +10,9 @@ import { predicateFor } from '../../query/filters.ts';
 import type { Query } from '../../validation/validator.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listDeclaration, listPage } from '../list.ts';
+import { listDeclaration, replyPage } from '../list.ts';
 import { datapointJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
-import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
+import { noContent, replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
@@ -39,12 +39,12 @@ export function datasetRoutes(deps: Deps): Route[] {
       query: 'datasets.list-query',
       summary: 'List dataset versions (without their datapoints) of the projects the caller can see.',
       handle(ctx) {
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'datasets.list-query',
           collection: readModel.datasets,
           partitions: visibleProjects(deps, ctx.state.principal),
           serialize: datasetListItemJson,
-        }));
+        });
       },
     },
     {
@@ -119,12 +119,12 @@ export function datasetRoutes(deps: Deps): Route[] {
       handle(ctx) {
         const dataset = visibleDataset(ctx);
         if (!matchesDatasetFilters(dataset, ctx.state.query)) throw fail.notFound();
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'datasets.datapoints-query',
           collection: readModel.datapointsOf(dataset),
           partitions: [dataset.project],
           serialize: datapointJson,
-        }));
+        });
       },
     },
   ];

@@ -8,7 +8,7 @@ import type { ApiKey } from '../../domain/records.ts';
 import { Rejected, invalid } from '../../domain/rejection.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listPage } from '../list.ts';
+import { replyPage } from '../list.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
 import { noContent, reply, type Route } from '../route.ts';
 import { referenceOr400 } from '../visibility.ts';
@@ -102,14 +102,14 @@ export function identityRoutes(deps: Deps): Route[] {
       summary: "List the caller's API keys (never the keys themselves).",
       handle(ctx) {
         const { principal } = ctx.state;
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'auth.api-keys-list-query',
           collection: readModel.apiKeys,
           partitions: [String(principal.user.id)],
           serialize: apiKeyJson,
           // A key sees only its own project, here as everywhere.
           fixedFilters: principal.apiKey ? [{ field: 'project', op: 'exact', value: principal.apiKey.project }] : [],
-        }));
+        });
       },
     },
     {

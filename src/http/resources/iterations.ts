@@ -8,7 +8,7 @@ import { iterationWritableFields, pickPresent, type Job, type JobIteration } fro
 import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listPage } from '../list.ts';
+import { replyPage } from '../list.ts';
 import { iterationJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
@@ -76,12 +76,12 @@ export function iterationRoutes(deps: Deps): Route[] {
       query: 'iterations.list-query',
       summary: 'List job iterations (by order, then created_at, by default).',
       handle(ctx) {
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'iterations.list-query',
           collection: readModel.iterations,
           partitions: visibleProjects(deps, ctx.state.principal),
           serialize: iterationJson,
-        }));
+        });
       },
     },
     {

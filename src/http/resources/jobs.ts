@@ -9,7 +9,7 @@ import { invalid } from '../../domain/rejection.ts';
 import { canonicalUuid } from '../../validation/validator.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listPage } from '../list.ts';
+import { replyPage } from '../list.ts';
 import { jobJson, jobListItemJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
@@ -90,12 +90,12 @@ export function jobRoutes(deps: Deps): Route[] {
         // The project is each job's partition: its filter narrows the partitions searched.
         const project = ctx.state.query.project;
         const partitions = typeof project === 'string' ? visible.filter((id) => id === canonicalUuid(project)) : visible;
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'jobs.list-query',
           collection: readModel.jobs,
           partitions,
           serialize: jobListItemJson,
-        }));
+        });
       },
     },
     {

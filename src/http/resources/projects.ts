@@ -6,7 +6,7 @@ import { pickPresent, type Membership, type Project, type User } from '../../dom
 import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listPage } from '../list.ts';
+import { replyPage } from '../list.ts';
 import { membershipJson, projectJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { seenOr404, visibleProjects } from '../visibility.ts';
@@ -36,12 +36,12 @@ export function projectRoutes(deps: Deps): Route[] {
       query: 'projects.list-query',
       summary: 'List the projects the caller belongs to.',
       handle(ctx) {
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'projects.list-query',
           collection: readModel.projects,
           partitions: visibleProjects(deps, ctx.state.principal),
           serialize: projectJson,
-        }));
+        });
       },
     },
     {
@@ -101,12 +101,12 @@ export function projectRoutes(deps: Deps): Route[] {
       summary: "List a project's members.",
       handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
-        reply(ctx, 200, listPage(ctx, deps, {
+        replyPage(ctx, deps, {
           schema: 'memberships.list-query',
           collection: readModel.memberships,
           partitions: [project.id],
           serialize: membershipJson,
-        }));
+        });
       },
     },
     {
