@@ -21,9 +21,8 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
   return async (ctx) => {
-    const matches = ctx.is(jsonTypes);
-    if (matches === null) return {};
-    if (matches === false) throw fail.unsupportedMediaType(ctx.get('Content-Type'));
+    if (!hasBody(ctx)) return {};
+    if (!isJsonType(ctx.request.type.toLowerCase())) throw fail.unsupportedMediaType(ctx.get('Content-Type'));
     const declared = ctx.request.length;
     if (declared !== undefined && declared > bytesMax) throw fail.payloadTooLarge(bytesMax);
     try {
@@ -38,6 +37,17 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
     if (problem) throw fail.parse(problem);
     return body;
   };
+}
+
+/** As type-is decides: a body is coming when it is chunked or has a non-zero length. */
+function hasBody(ctx: Context): boolean {
+  const headers = ctx.req.headers;
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+/** jsonTypes, checked on the bare media type (koa-body matches the same list before parsing). */
+function isJsonType(mediaType: string): boolean {
+  return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
 }
 
 /**

@@ -90,8 +90,14 @@ export function replyJsonText(ctx: ApiContext, status: number, text: string): vo
  * Sends one record's representation. Records are immutable, so the JSON text of a hot record is
  * made once (deps.jsonCache) rather than on every read.
  */
-export function replyRecord<T extends object>(ctx: ApiContext, deps: Deps, record: T, serialize: (record: T) => unknown): void {
-  replyJsonText(ctx, 200, deps.jsonCache.text(record, serialize));
+export function replyRecord<T extends object>(
+  ctx: ApiContext,
+  deps: Deps,
+  record: T,
+  serialize: (record: T) => unknown,
+  status = 200,
+): void {
+  replyJsonText(ctx, status, deps.jsonCache.text(record, serialize));
 }
 
 export function noContent(ctx: ApiContext): void {

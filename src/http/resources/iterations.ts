@@ -10,7 +10,7 @@ import { timestamp, type Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { iterationJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 /** The fields an update changes in place; `job` moves the iteration instead. */
@@ -27,7 +27,7 @@ export function iterationRoutes(deps: Deps): Route[] {
   const answerIteration = (ctx: ApiContext, status: number, id: string) => {
     const iteration = readModel.iterations.get(id);
     if (!iteration) throw fail.notFound();
-    reply(ctx, status, iterationJson(iteration));
+    replyRecord(ctx, deps, iteration, iterationJson, status);
   };
 
   /** A referenced job must be visible, with its actor. */
@@ -107,7 +107,7 @@ export function iterationRoutes(deps: Deps): Route[] {
       auth: true,
       summary: 'Retrieve a job iteration.',
       handle(ctx) {
-        reply(ctx, 200, iterationJson(visibleIteration(ctx)));
+        replyRecord(ctx, deps, visibleIteration(ctx), iterationJson);
       },
     },
     { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', handle: update },
