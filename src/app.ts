@@ -8,10 +8,12 @@ import { errorMiddleware } from './http/errors.ts';
 import { requestLogging } from './http/observability.ts';
 import { agentRoutes } from './http/resources/agents.ts';
 import { datasetRoutes } from './http/resources/datasets.ts';
+import { docsRoutes } from './http/resources/docs.ts';
 import { healthRoutes } from './http/resources/health.ts';
 import { identityRoutes } from './http/resources/identity.ts';
 import { iterationRoutes } from './http/resources/iterations.ts';
 import { jobRoutes } from './http/resources/jobs.ts';
+import { metricsRoutes } from './http/resources/metrics.ts';
 import { projectRoutes } from './http/resources/projects.ts';
 import { mountRoutes, type Route } from './http/route.ts';
 import { traceRoutes } from './traces/routes.ts';
@@ -27,6 +29,8 @@ export function allRoutes(deps: Deps): Route[] {
     ...jobRoutes(deps),
     ...iterationRoutes(deps),
     ...traceRoutes(deps),
+    ...docsRoutes(deps),
+    ...metricsRoutes(deps),
   ];
 }
 
