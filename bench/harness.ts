@@ -129,6 +129,33 @@ export async function startService(options: { dataDir?: string; env?: Record<str
   };
 }
 
+export interface SeedCounts {
+  jobs: number;
+  iterationsPerJob: number;
+  agents?: number;
+  datapointsPerAgent?: number;
+}
+
+export interface Seeded {
+  email: string;
+  password: string;
+  jobIds: string[];
+}
+
+/** Fills `dataDir` through bench/seed.ts, in its own process; resolves with how to log in. */
+export function seedStore(dataDir: string, counts: SeedCounts): Promise<Seeded> {
+  const args = [dataDir, counts.jobs, counts.iterationsPerJob, counts.agents ?? 0, counts.datapointsPerAgent ?? 0].map(String);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/seed.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`seeding exited with code ${code}`));
+      resolve(JSON.parse(output.trim().split('\n').at(-1)!) as Seeded);
+    });
+  });
+}
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

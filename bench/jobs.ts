@@ -1,12 +1,11 @@
 // Jobs and iterations at scale. A store is seeded with 100,000 jobs of 10 iterations each (in its
-// own process, bench/seed-jobs.ts), then the service starts on it, recovering everything, and is
+// own process, bench/seed.ts), then the service starts on it, recovering everything, and is
 // measured: a page of running jobs, iterations posted (each answered after its LMDB commit), and
 // its resident memory. `--quick` seeds a tenth as much, so its memory figure says little.
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareWithBare, removeDir, root, startBare, startService, type Row } from './harness.ts';
+import { compareWithBare, removeDir, seedStore, startBare, startService, type Row, type Seeded } from './harness.ts';
 
 const quick = process.argv.includes('--quick');
 const jobCount = quick ? 10_000 : 100_000;
@@ -17,17 +16,11 @@ const listRatioMin = 0.2;
 const postRatioMin = 0.25;
 const rssMbMax = 1536;
 
-interface Seeded {
-  email: string;
-  password: string;
-  jobIds: string[];
-}
-
 export async function run(): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'overmind-bench-jobs-'));
   try {
     const seedStarted = performance.now();
-    const seeded = await seed(dataDir);
+    const seeded = await seedStore(dataDir, { jobs: jobCount, iterationsPerJob });
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const bare = await startBare();
     const service = await startService({ dataDir });
@@ -86,22 +79,6 @@ function failures(count: number): string {
 }
 
 /** Runs the seeding script and reads the login and job ids it prints. */
-function seed(dataDir: string): Promise<Seeded> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'bench/seed-jobs.ts'), dataDir, String(jobCount), String(iterationsPerJob)],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`seeding exited with code ${code}`));
-      resolve(JSON.parse(output.trim().split('\n').at(-1)!) as Seeded);
-    });
-  });
-}
-
 async function login(url: string, seeded: Seeded): Promise<string> {
   const response = await fetch(`${url}/api/auth/token/`, {
     method: 'POST',

@@ -7,6 +7,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'agents', load: () => import('./agents.ts') },
   { name: 'jobs', load: () => import('./jobs.ts') },
   { name: 'traces', load: () => import('./traces.ts') },
+  { name: 'startup', load: () => import('./startup.ts') },
 ];
 
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -1,11 +1,13 @@
-// Seeds a store for bench/jobs.ts in its own process: one user, one project, `jobs` jobs of
-// `iterations` iterations each, written through the registry (HTTP would make seeding a million
-// iterations take longer than the benchmark itself). The service is closed at the end, so the
-// store holds a snapshot of every job. Prints one JSON line: the login and some job ids.
-//   node --import tsx bench/seed-jobs.ts <dataDir> <jobs> <iterations per job>
+// Seeds a store for the benchmarks in its own process: one user, one project, `agents` agents with
+// one dataset of `datapoints` datapoints each, and `jobs` jobs of `iterations` iterations each,
+// written through the registry (HTTP would make seeding a million records take longer than the
+// benchmark itself). The service is closed at the end, so the store holds a snapshot of every
+// stream. Prints one JSON line: the login and some job ids.
+//   node --import tsx bench/seed.ts <dataDir> <jobs> <iterations per job> [<agents> <datapoints per agent>]
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { hashPassword } from '../src/auth/passwords.ts';
+import { newAgent, newDataset } from '../src/domain/agent.ts';
 import { newIteration, newJob } from '../src/domain/job.ts';
 import { jobStatuses, jobTypes, type Project } from '../src/domain/records.ts';
 import { createService } from '../src/service.ts';
@@ -15,10 +17,12 @@ const writesInFlight = 2000;
 const sampleJobsMax = 200;
 const started = Date.parse('2026-01-01T00:00:00Z');
 
-const [dataDir, jobsArg, iterationsArg] = process.argv.slice(2);
-if (!dataDir || !jobsArg || !iterationsArg) throw new Error('usage: seed-jobs.ts <dataDir> <jobs> <iterations per job>');
+const [dataDir, jobsArg, iterationsArg, agentsArg = '0', datapointsArg = '0'] = process.argv.slice(2);
+if (!dataDir || !jobsArg || !iterationsArg) throw new Error('usage: seed.ts <dataDir> <jobs> <iterations per job> [<agents> <datapoints per agent>]');
 const jobCount = Number(jobsArg);
 const iterationsPerJob = Number(iterationsArg);
+const agentCount = Number(agentsArg);
+const datapointsPerAgent = Number(datapointsArg);
 
 const service = await createService({ storage: 'lmdb', dataDir, logger: pino({ level: 'silent' }) });
 const { registry, config } = service.deps;
@@ -39,6 +43,33 @@ await registry.createProject(project.id, {
   project,
   creator: { id: randomUUID(), project: project.id, user: user.id, user_email: user.email, created_at: at(0), updated_at: at(0) },
 });
+
+for (let first = 0; first < agentCount; first += 100) {
+  const writes = [];
+  for (let a = first; a < Math.min(first + 100, agentCount); a++) writes.push(seedAgent(a));
+  await Promise.all(writes);
+}
+
+/** An agent with one dataset of `datapointsPerAgent` datapoints (written once, as a snapshot part). */
+async function seedAgent(index: number): Promise<void> {
+  const agent = newAgent(
+    { id: randomUUID(), now: at(index), project: project.id, name: `Agent ${index}`, slug: `agent-${index}` },
+    { model: 'claude', description: `seeded agent ${index}`, input_schema: { type: 'object' } },
+  );
+  await registry.createAgent(agent.id, { type: 'CreateAgent', agent });
+  const points = Array.from({ length: datapointsPerAgent }, (_, i) => ({
+    input: { question: `Question ${i} for agent ${index}?` },
+    expected_output: `Answer ${i}`,
+    persona: i % 2 === 0 ? 'customer' : 'agent',
+    tags: ['seed'],
+  }));
+  const dataset = newDataset(
+    { id: randomUUID(), agent: agent.id, project: project.id, now: at(index), datapointIds: points.map(() => randomUUID()) },
+    { name: 'seed', source: 'seed' },
+    points,
+  );
+  await registry.agent(agent.id)!.ask({ type: 'CreateDataset', dataset, makeActive: true });
+}
 
 const jobIds: string[] = [];
 for (let first = 0; first < jobCount; first += writesInFlight) {
