@@ -38,7 +38,7 @@ export function createApp(deps: Deps): Koa {
   const app = new Koa();
   // Errors are answered and logged by errorMiddleware; Koa's own logging would repeat them.
   app.silent = true;
-  app.use(requestLogging(deps.logger));
+  app.use(requestLogging(deps.logger, deps.metrics));
   app.use(errorMiddleware(deps.logger));
   app.use(routeByResource(allRoutes(deps), deps));
   return app;

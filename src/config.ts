@@ -58,6 +58,12 @@ export interface Limits {
   tokenCacheEntriesMax: number;
   /** Characters of JSON text kept for immutable records (datasets' datapoints, hot records). */
   jsonCacheCharsMax: number;
+  /** Seconds a client may take to send a request's headers (a stalled client is cut off). */
+  headersTimeoutSeconds: number;
+  /** Seconds a client may take to send a whole request, body included (a 128 MiB dataset must fit). */
+  requestTimeoutSeconds: number;
+  /** Seconds an idle keep-alive connection stays open. */
+  keepAliveTimeoutSeconds: number;
 }
 
 export interface Config {
@@ -106,6 +112,9 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   loginThrottleKeysMax: 100_000,
   tokenCacheEntriesMax: 10_000,
   jsonCacheCharsMax: 64 * 1024 * 1024,
+  headersTimeoutSeconds: 10,
+  requestTimeoutSeconds: 120,
+  keepAliveTimeoutSeconds: 5,
 });
 
 /** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */
@@ -123,6 +132,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (limits.pageSizeDefault > limits.pageSizeMax) {
     throw new ConfigError('LIMIT_PAGE_SIZE_DEFAULT must not exceed LIMIT_PAGE_SIZE_MAX');
+  }
+  if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
+    throw new ConfigError('LIMIT_HEADERS_TIMEOUT_SECONDS must not exceed LIMIT_REQUEST_TIMEOUT_SECONDS');
   }
   const storage = env.STORAGE ?? 'lmdb';
   if (storage !== 'lmdb' && storage !== 'memory') {

@@ -14,6 +14,7 @@ import { LoginThrottle } from './auth/login-throttle.ts';
 import { Tokens } from './auth/tokens.ts';
 import { configWith, type Config, type Limits } from './config.ts';
 import type { Clock, Deps } from './http/deps.ts';
+import { ServiceMetrics } from './http/metrics.ts';
 import { apiKeyUseRecorder } from './http/resources/identity.ts';
 import { createLogger } from './log.ts';
 import { ReadModel } from './read-model/read-model.ts';
@@ -97,6 +98,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     }),
     health,
     traces,
+    metrics: new ServiceMetrics({
+      busyActors: () => registry.busyActors(),
+      storeBytes: () => kv.stats().bytes,
+      storeHealthy: () => health.isHealthy,
+      spansStored: () => traces.spansStored,
+    }),
     jsonCache,
     clock,
     logger,
@@ -113,11 +120,19 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     deps,
     handler,
     listen(port = config.port, host = config.host) {
-      server = createServer(handler);
-      // Deliberate timeouts: a slow or stalled client cannot hold a connection for long.
-      server.headersTimeout = 10_000;
-      server.requestTimeout = 120_000;
-      server.keepAliveTimeout = 5_000;
+      const { headersTimeoutSeconds, requestTimeoutSeconds, keepAliveTimeoutSeconds } = config.limits;
+      // Deliberate timeouts: a slow or stalled client cannot hold a connection for long. Node
+      // looks for expired headers and requests every connectionsCheckingInterval (30 s by
+      // default); looking every second cuts a client off within a second of its limit.
+      server = createServer(
+        {
+          headersTimeout: headersTimeoutSeconds * 1000,
+          requestTimeout: requestTimeoutSeconds * 1000,
+          keepAliveTimeout: keepAliveTimeoutSeconds * 1000,
+          connectionsCheckingInterval: 1000,
+        },
+        handler,
+      );
       const listening = server;
       return new Promise((resolvePromise, reject) => {
         listening.once('error', reject);

@@ -28,7 +28,10 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
     try {
       await parse(ctx, async () => {});
     } catch (error) {
-      if ((error as { status?: number }).status === 413) throw fail.payloadTooLarge(bytesMax);
+      const status = (error as { status?: number }).status;
+      if (status === 413) throw fail.payloadTooLarge(bytesMax);
+      // Decompression (gzip, deflate, br) fails with zlib's own errors, which carry no status.
+      if (status === undefined && isEncoded(ctx)) throw fail.parse(`the body is not valid ${ctx.get('Content-Encoding')} (${(error as Error).message})`);
       throw error;
     }
     const body: unknown = (ctx.request as { body?: unknown }).body;
@@ -43,6 +46,11 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
 function hasBody(ctx: Context): boolean {
   const headers = ctx.req.headers;
   return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+function isEncoded(ctx: Context): boolean {
+  const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+  return encoding !== '' && encoding !== 'identity';
 }
 
 /** jsonTypes, checked on the bare media type (koa-body matches the same list before parsing). */

@@ -11,6 +11,7 @@ import type { StoreHealth } from '../store/health.ts';
 import type { Kv } from '../store/kv.ts';
 import type { Traces } from '../traces/traces.ts';
 import type { Validator } from '../validation/validator.ts';
+import type { ServiceMetrics } from './metrics.ts';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -31,6 +32,8 @@ export interface Deps {
   jsonCache: JsonCache;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
+  /** Prometheus metrics of this service instance (GET /metrics). */
+  metrics: ServiceMetrics;
   clock: Clock;
   logger: Logger;
 }

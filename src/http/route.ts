@@ -36,8 +36,26 @@ export interface Route {
   params?: Readonly<Record<string, RegExp>>;
   /** One line for the API reference. */
   summary: string;
+  /**
+   * What each successful status answers, for the API reference and the tests that hold every
+   * response to it. Error answers are derived from the rest of the route (src/http/openapi.ts).
+   */
+  responses: Readonly<Record<number, ResponseBody>>;
+  /** Error statuses the handler itself answers, beyond those derived from auth, body, query and params. */
+  errors?: readonly HandlerErrorStatus[];
+  /** A body the handler reads itself rather than through `body`: its media types, with a description. */
+  rawBody?: { media: readonly string[]; description: string };
   handle(ctx: ApiContext): Promise<void> | void;
 }
+
+/**
+ * A successful answer's body: a response schema's $id, a paginated envelope of items described by
+ * a response schema, bodies by media type (a response schema's $id, or null where JSON Schema
+ * cannot describe the body: protobuf, HTML), or no body at all (null, for 204).
+ */
+export type ResponseBody = string | { list: string } | { media: Readonly<Record<string, string | null>> } | null;
+
+export type HandlerErrorStatus = 401 | 403 | 409 | 429;
 
 export function mountRoutes(router: Router, routes: readonly Route[], deps: Deps, readBody: (bytesMax?: number) => BodyReader): void {
   for (const route of routes) {

@@ -54,6 +54,8 @@ export function traceRoutes(deps: Deps): Route[] {
     path,
     auth: true,
     summary: 'Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse.',
+    rawBody: { media: ['application/x-protobuf', 'application/json'], description: 'An OTLP ExportTraceServiceRequest, optionally with Content-Encoding: gzip.' },
+    responses: { 200: { media: { 'application/x-protobuf': null, 'application/json': 'traces.export-response' } } },
     handle: ingest,
   });
 
@@ -66,6 +68,7 @@ export function traceRoutes(deps: Deps): Route[] {
       auth: true,
       query: spanQuerySchema,
       summary: 'The distinct service names of the spans the caller can see, sorted.',
+      responses: { 200: { list: 'traces.service-name-response' } },
       handle(ctx) {
         const names = serviceNames(traces.store, spanQuery(ctx));
         const page = paginate(ctx, deps, (offset, limit) => ({ count: names.length, items: names.slice(offset, offset + limit) }), (name) => name);
@@ -78,6 +81,7 @@ export function traceRoutes(deps: Deps): Route[] {
       auth: true,
       query: spanQuerySchema,
       summary: 'One row per trace (its root span, or its earliest while the root is missing), or every span with all_spans=true.',
+      responses: { 200: { list: 'traces.span-response' } },
       handle(ctx) {
         const query = spanQuery(ctx);
         const mode = ctx.state.query.all_spans === true ? 'spans' : 'heads';
@@ -92,6 +96,7 @@ export function traceRoutes(deps: Deps): Route[] {
       query: spanQuerySchema,
       params: { trace_id: /^[0-9a-fA-F]{32}$/ },
       summary: "One trace: its root, how many of its spans match, and those spans in start order.",
+      responses: { 200: 'traces.trace-response' },
       handle(ctx) {
         const traceId = ctx.params.trace_id!.toLowerCase();
         const view = traceView(traces.store, traceId, spanQuery(ctx), limits.traceDetailSpansMax);

@@ -27,6 +27,8 @@ export class Traces {
   readonly store: SpanStore;
   private readonly writer: SpanWriter;
   private timer: NodeJS.Timeout | undefined;
+  /** Spans stored since the service started, duplicates not counted (GET /metrics). */
+  spansStored = 0;
 
   constructor(private readonly options: TracesOptions) {
     const { limits } = options.config;
@@ -39,8 +41,10 @@ export class Traces {
   }
 
   /** Stores the spans not stored yet; resolves with how many were new, once they are durable. */
-  ingest(spans: readonly SpanRecord[]): Promise<number> {
-    return this.writer.ingest(spans);
+  async ingest(spans: readonly SpanRecord[]): Promise<number> {
+    const stored = await this.writer.ingest(spans);
+    this.spansStored += stored;
+    return stored;
   }
 
   /**

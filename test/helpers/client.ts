@@ -1,4 +1,8 @@
-// A small HTTP client for tests: JSON in, JSON out, with the caller's credentials.
+// A small HTTP client for tests: JSON in, JSON out, with the caller's credentials. Every response
+// it receives is held to the API document (documented-responses.ts): an undocumented status or a
+// body that breaks its schema fails the test.
+import { documentedResponses } from './documented-responses.ts';
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -56,7 +60,9 @@ export class Client {
     const response = await fetch(this.baseUrl + path, { method, headers: allHeaders, body: payload as BodyInit | undefined });
     const text = await response.text();
     let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    const contentType = response.headers.get('content-type') ?? '';
+    if (contentType.includes('json') && text) parsed = JSON.parse(text);
+    (await documentedResponses()).check({ method, path, status: response.status, contentType, text, body: parsed });
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }
 

@@ -1,5 +1,6 @@
 // The request pipeline every route shares: paths, methods, bodies, errors and backpressure.
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
@@ -100,6 +101,26 @@ test('a body over bodyBytesMax is 413, whether declared or streamed', () =>
       assert.is(streamed.body.code, 'payload_too_large');
       const fits = await member.client.post('/api/projects/', { name: 'fits', slug: 'fits', description: 'x'.repeat(400) });
       assert.is(fits.status, 201);
+    },
+    { limits: { bodyBytesMax: 512 } },
+  ));
+
+test('a body that is not what its Content-Encoding says is a parse error; decompressed, it still counts against bodyBytesMax', () =>
+  withService(
+    async ({ client, url }) => {
+      const member = await registerUser(client);
+      const headers = (encoding: string) => ({ authorization: `Bearer ${member.access}`, 'content-type': 'application/json', 'content-encoding': encoding });
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        const plain = await raw(url, 'POST', '/api/projects/', headers(encoding), JSON.stringify({ name: 'p', slug: `plain-${encoding}` }));
+        assert.is(plain.status, 400, encoding);
+        assert.is(plain.body.code, 'parse_error');
+        assert.match(plain.body.detail, new RegExp(`^JSON parse error - the body is not valid ${encoding} `));
+      }
+      const bomb = await raw(url, 'POST', '/api/projects/', headers('gzip'), gzipSync(`{"name": "${' '.repeat(100_000)}"}`));
+      assert.is(bomb.status, 413);
+      const compressed = await raw(url, 'POST', '/api/projects/', headers('gzip'), gzipSync(JSON.stringify({ name: 'z', slug: 'zipped' })));
+      assert.is(compressed.status, 201);
+      assert.is((await member.client.get('/api/projects/')).body.count, 1);
     },
     { limits: { bodyBytesMax: 512 } },
   ));

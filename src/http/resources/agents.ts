@@ -47,6 +47,7 @@ export function agentRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'agents.list-query',
       summary: 'List the agents of the projects the caller can see.',
+      responses: { 200: { list: 'agents.agent-list-item-response' } },
       handle(ctx) {
         replyPage(ctx, deps, {
           schema: 'agents.list-query',
@@ -62,6 +63,7 @@ export function agentRoutes(deps: Deps): Route[] {
       auth: true,
       body: 'agents.agent',
       summary: 'Register an agent in a project.',
+      responses: { 201: 'agents.agent-response' },
       async handle(ctx) {
         const body = ctx.state.body;
         const project = visibleProjectOr400(ctx, body.project as string);
@@ -78,17 +80,19 @@ export function agentRoutes(deps: Deps): Route[] {
       path: '/api/agents/:id',
       auth: true,
       summary: 'Retrieve an agent.',
+      responses: { 200: 'agents.agent-response' },
       handle(ctx) {
         replyRecord(ctx, deps, visibleAgent(ctx), agentJson);
       },
     },
-    { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', handle: update },
-    { method: 'PATCH', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update some fields of an agent.', handle: update },
+    { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', responses: { 200: 'agents.agent-response' }, handle: update },
+    { method: 'PATCH', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update some fields of an agent.', responses: { 200: 'agents.agent-response' }, handle: update },
     {
       method: 'DELETE',
       path: '/api/agents/:id',
       auth: true,
       summary: 'Soft-delete an agent; its datasets, jobs and traces stay.',
+      responses: { 204: null },
       async handle(ctx) {
         const agent = visibleAgent(ctx);
         const actor = actorOf(agent);
@@ -101,6 +105,7 @@ export function agentRoutes(deps: Deps): Route[] {
       path: '/api/agents/:id/eval_spec',
       auth: true,
       summary: "The agent's evaluation settings, with defaults for what is unset.",
+      responses: { 200: 'agents.eval-spec-response' },
       handle(ctx) {
         reply(ctx, 200, evalSpecJson(visibleAgent(ctx)));
       },

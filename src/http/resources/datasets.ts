@@ -38,6 +38,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'datasets.list-query',
       summary: 'List dataset versions (without their datapoints) of the projects the caller can see.',
+      responses: { 200: { list: 'datasets.dataset-list-item-response' } },
       handle(ctx) {
         replyPage(ctx, deps, {
           schema: 'datasets.list-query',
@@ -54,6 +55,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       body: 'datasets.dataset',
       bodyBytesMax: config.limits.datasetBodyBytesMax,
       summary: "Create the next version of an agent's dataset, optionally making it the active one.",
+      responses: { 201: 'datasets.dataset-response' },
       async handle(ctx) {
         const { body, principal } = ctx.state;
         const points = body.datapoints as DatapointInput[];
@@ -82,6 +84,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       path: '/api/datasets/:id',
       auth: true,
       summary: 'Retrieve a dataset version with all its datapoints.',
+      responses: { 200: 'datasets.dataset-response' },
       handle(ctx) {
         replyJsonText(ctx, 200, datasetJsonText(visibleDataset(ctx), deps.jsonCache));
       },
@@ -91,6 +94,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       path: '/api/datasets/:id',
       auth: true,
       summary: "Delete one dataset version (the agent's active_dataset is cleared if it was this one).",
+      responses: { 204: null },
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
         const actor = ownerOf(dataset);
@@ -103,6 +107,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       path: '/api/datasets/:id/activate',
       auth: true,
       summary: "Make this version its agent's active dataset.",
+      responses: { 200: 'datasets.dataset-response' },
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
         const actor = ownerOf(dataset);
@@ -116,6 +121,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'datasets.datapoints-query',
       summary: "Page through a dataset version's datapoints (default order: order).",
+      responses: { 200: { list: 'datasets.datapoint-response' } },
       handle(ctx) {
         const dataset = visibleDataset(ctx);
         if (!matchesDatasetFilters(dataset, ctx.state.query)) throw fail.notFound();

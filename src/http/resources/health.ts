@@ -17,7 +17,7 @@ export function healthRoutes(deps: Deps): Route[] {
     reply(ctx, healthy ? 200 : 503, body);
   };
   return [
-    { method: 'GET', path: '/health', auth: false, summary: 'Service health.', handle },
-    { method: 'GET', path: '/api/health', auth: false, summary: 'Service health.', handle },
+    { method: 'GET', path: '/health', auth: false, summary: 'Service health.', responses: { 200: 'responses.health', 503: 'responses.health' }, handle },
+    { method: 'GET', path: '/api/health', auth: false, summary: 'Service health.', responses: { 200: 'responses.health', 503: 'responses.health' }, handle },
   ];
 }

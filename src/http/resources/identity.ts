@@ -27,6 +27,7 @@ export function identityRoutes(deps: Deps): Route[] {
       auth: false,
       body: 'auth.register',
       summary: 'Register a user; answers with a token pair.',
+      responses: { 201: 'auth.register-response' },
       async handle(ctx) {
         const { email, password, password_confirm: confirmation } = ctx.state.body as Record<string, string>;
         if (password !== confirmation) throw invalid({ password_confirm: ["Password fields didn't match."] });
@@ -44,6 +45,8 @@ export function identityRoutes(deps: Deps): Route[] {
       auth: false,
       body: 'auth.token',
       summary: 'Exchange email and password for an access and a refresh token.',
+      responses: { 200: 'auth.token-pair-response' },
+      errors: [401, 429],
       async handle(ctx) {
         const { email, password } = ctx.state.body as Record<string, string>;
         const normalized = email!.toLowerCase();
@@ -66,6 +69,8 @@ export function identityRoutes(deps: Deps): Route[] {
       auth: false,
       body: 'auth.token-refresh',
       summary: 'Exchange a refresh token for a new pair; the old refresh token stops working.',
+      responses: { 200: 'auth.token-pair-response' },
+      errors: [401],
       async handle(ctx) {
         const { refresh } = ctx.state.body as Record<string, string>;
         let claims;
@@ -90,6 +95,7 @@ export function identityRoutes(deps: Deps): Route[] {
       path: '/api/auth/me',
       auth: true,
       summary: 'The current user.',
+      responses: { 200: 'auth.user-response' },
       handle(ctx) {
         reply(ctx, 200, userJson(ctx.state.principal.user));
       },
@@ -100,6 +106,7 @@ export function identityRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'auth.api-keys-list-query',
       summary: "List the caller's API keys (never the keys themselves).",
+      responses: { 200: { list: 'auth.api-key-response' } },
       handle(ctx) {
         const { principal } = ctx.state;
         replyPage(ctx, deps, {
@@ -118,6 +125,7 @@ export function identityRoutes(deps: Deps): Route[] {
       auth: true,
       body: 'auth.api-key-create',
       summary: 'Create an API key for one project; the key is shown only in this answer.',
+      responses: { 201: 'auth.api-key-created-response' },
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const project = String(body.project);
@@ -150,6 +158,7 @@ export function identityRoutes(deps: Deps): Route[] {
       path: '/api/auth/api-keys/:id',
       auth: true,
       summary: 'Revoke an API key.',
+      responses: { 204: null },
       async handle(ctx) {
         const { principal } = ctx.state;
         const apiKey = readModel.apiKeys.get(ctx.params.id!);

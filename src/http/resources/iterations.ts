@@ -75,6 +75,7 @@ export function iterationRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'iterations.list-query',
       summary: 'List job iterations (by order, then created_at, by default).',
+      responses: { 200: { list: 'iterations.iteration-response' } },
       handle(ctx) {
         replyPage(ctx, deps, {
           schema: 'iterations.list-query',
@@ -90,6 +91,7 @@ export function iterationRoutes(deps: Deps): Route[] {
       auth: true,
       body: 'iterations.iteration',
       summary: 'Add an iteration to a job.',
+      responses: { 201: 'iterations.iteration-response' },
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const { job, actor } = jobReference(principal, body.job as string);
@@ -106,17 +108,19 @@ export function iterationRoutes(deps: Deps): Route[] {
       path: '/api/job-iterations/:id',
       auth: true,
       summary: 'Retrieve a job iteration.',
+      responses: { 200: 'iterations.iteration-response' },
       handle(ctx) {
         replyRecord(ctx, deps, visibleIteration(ctx), iterationJson);
       },
     },
-    { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', handle: update },
-    { method: 'PATCH', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Update a job iteration; another job moves it there.', handle: update },
+    { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', responses: { 200: 'iterations.iteration-response' }, handle: update },
+    { method: 'PATCH', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Update a job iteration; another job moves it there.', responses: { 200: 'iterations.iteration-response' }, handle: update },
     {
       method: 'DELETE',
       path: '/api/job-iterations/:id',
       auth: true,
       summary: 'Delete a job iteration.',
+      responses: { 204: null },
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
         const actor = registry.job(iteration.job);

@@ -85,6 +85,7 @@ export function jobRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'jobs.list-query',
       summary: 'List jobs (newest first by default).',
+      responses: { 200: { list: 'jobs.job-list-item-response' } },
       handle(ctx) {
         const visible = visibleProjects(deps, ctx.state.principal);
         // The project is each job's partition: its filter narrows the partitions searched.
@@ -104,6 +105,7 @@ export function jobRoutes(deps: Deps): Route[] {
       auth: true,
       body: 'jobs.job',
       summary: 'Create a job (pending unless a status is sent); answers with its iterations.',
+      responses: { 201: 'jobs.job-response' },
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const fields = pickPresent<JobChanges>(body, jobWritableFields);
@@ -119,18 +121,20 @@ export function jobRoutes(deps: Deps): Route[] {
       path: '/api/jobs/:id',
       auth: true,
       summary: 'Retrieve a job with its iterations (by order, then created_at).',
+      responses: { 200: 'jobs.job-response' },
       handle(ctx) {
         const job = visibleJob(ctx);
         reply(ctx, 200, jobJson(job, readModel.iterationsOf(job)));
       },
     },
-    { method: 'PUT', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update a job (fields left out keep their values).', handle: update },
-    { method: 'PATCH', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update some fields of a job.', handle: update },
+    { method: 'PUT', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update a job (fields left out keep their values).', responses: { 200: 'jobs.job-response' }, errors: [409], handle: update },
+    { method: 'PATCH', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update some fields of a job.', responses: { 200: 'jobs.job-response' }, errors: [409], handle: update },
     {
       method: 'DELETE',
       path: '/api/jobs/:id',
       auth: true,
       summary: 'Delete a job and its iterations.',
+      responses: { 204: null },
       async handle(ctx) {
         const job = visibleJob(ctx);
         const actor = registry.job(job.id);

@@ -35,6 +35,7 @@ export function projectRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'projects.list-query',
       summary: 'List the projects the caller belongs to.',
+      responses: { 200: { list: 'projects.project-response' } },
       handle(ctx) {
         replyPage(ctx, deps, {
           schema: 'projects.list-query',
@@ -50,6 +51,8 @@ export function projectRoutes(deps: Deps): Route[] {
       auth: true,
       body: 'projects.project',
       summary: 'Create a project; the caller becomes its first member.',
+      responses: { 201: 'projects.project-response' },
+      errors: [403],
       async handle(ctx) {
         const { principal, body } = ctx.state;
         if (principal.apiKey) throw fail.forbidden('An API key cannot create projects.');
@@ -74,17 +77,19 @@ export function projectRoutes(deps: Deps): Route[] {
       path: '/api/projects/:id',
       auth: true,
       summary: 'Retrieve a project.',
+      responses: { 200: 'projects.project-response' },
       handle(ctx) {
         reply(ctx, 200, projectJson(visibleProject(ctx, ctx.params.id!)));
       },
     },
-    { method: 'PUT', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Replace a project.', handle: update },
-    { method: 'PATCH', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Update a project.', handle: update },
+    { method: 'PUT', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Replace a project.', responses: { 200: 'projects.project-response' }, handle: update },
+    { method: 'PATCH', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Update a project.', responses: { 200: 'projects.project-response' }, handle: update },
     {
       method: 'DELETE',
       path: '/api/projects/:id',
       auth: true,
       summary: 'Delete a project and everything in it.',
+      responses: { 204: null },
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.id!);
         const actor = registry.project(project.id);
@@ -99,6 +104,7 @@ export function projectRoutes(deps: Deps): Route[] {
       auth: true,
       query: 'memberships.list-query',
       summary: "List a project's members.",
+      responses: { 200: { list: 'memberships.membership-response' } },
       handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
         replyPage(ctx, deps, {
@@ -115,6 +121,7 @@ export function projectRoutes(deps: Deps): Route[] {
       auth: true,
       body: 'memberships.membership-add',
       summary: 'Add a member by user_id or email (an existing member answers as is).',
+      responses: { 201: 'memberships.membership-response' },
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const user = memberToAdd(deps, ctx.state.body);
@@ -132,6 +139,8 @@ export function projectRoutes(deps: Deps): Route[] {
       path: '/api/projects/:project_id/memberships/:id',
       auth: true,
       summary: 'Remove a member (not yourself).',
+      responses: { 204: null },
+      errors: [403],
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const membership = readModel.memberships.get(ctx.params.id!);
