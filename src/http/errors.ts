@@ -2,6 +2,7 @@
 // Koa's own plain-text errors never reach a client, and a 500 carries only a reference that is
 // logged with the stack.
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ActorUnavailable } from '../actors/actor.ts';
@@ -127,4 +128,34 @@ export function errorMiddleware(logger: Logger): Middleware {
       };
     }
   };
+}
+
+/**
+ * Node's HTTP server answers on its own when a request cannot reach Koa: headers or a body that
+ * did not arrive in time (408), headers too large (431), bytes that are not HTTP (400). Its
+ * answers have no body; these carry the same JSON shape as every other error. Installed as the
+ * server's 'clientError' listener, which then owns the socket.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  // A reset peer cannot be answered; a response already under way must not be corrupted.
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, body] = clientErrorAnswer(error.code);
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+function clientErrorAnswer(code: string | undefined): [number, string, Record<string, string>] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return [408, 'Request Timeout', { detail: 'The request was not received in time.', code: 'request_timeout' }];
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return [431, 'Request Header Fields Too Large', { detail: 'Request header fields are too large.', code: 'request_header_fields_too_large' }];
+  }
+  return [400, 'Bad Request', { detail: 'The request is not valid HTTP.', code: 'bad_request' }];
 }
