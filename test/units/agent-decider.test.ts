@@ -2,26 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentDecider, newAgent, newDataset, type AgentCommand, type AgentEvent, type AgentState } from '../../src/domain/agent.ts';
 import { replay } from '../../src/domain/decider.ts';
-import { Rejected } from '../../src/domain/rejection.ts';
+import { rejection, step as decide } from '../helpers/deciders.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-02T00:00:00.000Z';
 
-function rejection(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof Rejected) return error.rejection;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
-
-/** Decides and applies one command, as an actor would. */
-function step(state: AgentState, command: AgentCommand): { state: AgentState; events: readonly AgentEvent[] } {
-  const events = agentDecider.decide(state, command);
-  return { state: replay(agentDecider, state, events), events };
-}
+const step = (state: AgentState, command: AgentCommand) => decide(agentDecider, state, command);
 
 const agent = (fields = {}) => newAgent({ id: 'a1', now, project: 'p1', name: 'Agent', slug: 'agent' }, fields);
 

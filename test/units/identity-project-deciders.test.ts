@@ -4,19 +4,9 @@ import { replay } from '../../src/domain/decider.ts';
 import { identityDecider, type IdentityEvent } from '../../src/domain/identity.ts';
 import { projectDecider } from '../../src/domain/project.ts';
 import type { ApiKey, Membership, Project } from '../../src/domain/records.ts';
-import { Rejected } from '../../src/domain/rejection.ts';
+import { rejection } from '../helpers/deciders.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
-
-function rejection(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof Rejected) return error.rejection;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const apiKey = (id: string, user: number, project = 'p'): ApiKey => ({
   id, user, project, name: null, prefix: 'ovr_abcdefgh', key_hash: 'ff', is_active: true,

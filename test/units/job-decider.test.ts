@@ -6,26 +6,12 @@ import {
   type JobChanges, type JobCommand, type JobEvent, type JobState,
 } from '../../src/domain/job.ts';
 import { jobStatuses, type JobStatus } from '../../src/domain/records.ts';
-import { Rejected } from '../../src/domain/rejection.ts';
+import { rejection, step as decide } from '../helpers/deciders.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-01T00:00:05.000Z';
 
-function rejection(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof Rejected) return error.rejection;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
-
-/** Decides and applies, as an actor does. */
-function step(state: JobState, command: JobCommand): { state: JobState; events: readonly JobEvent[] } {
-  const events = jobDecider.decide(state, command);
-  return { state: replay(jobDecider, state, events), events };
-}
+const step = (state: JobState, command: JobCommand) => decide(jobDecider, state, command);
 
 function created(fields: JobChanges = {}): JobState {
   const job = newJob({ id: 'job-1', now, project: 'p1', triggeredBy: 7 }, fields);
