@@ -7,22 +7,12 @@
 import { Rejected } from '../domain/rejection.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { Journal, RecoveredStream, StreamRef } from '../store/journal.ts';
+import { ActorUnavailable } from './actor-unavailable.ts';
 import type { ActorKind, JsonText } from './kind.ts';
+import { SerialQueue } from './serial-queue.ts';
 import type { UniqueClaims } from './unique-claims.ts';
 
-/** Thrown to a sender when the actor cannot take or finish its message (HTTP 503). */
-export class ActorUnavailable extends Error {
-  constructor(readonly reason: 'mailbox_full' | 'store_failed' | 'stopped', readonly retryAfterSeconds: number) {
-    super(
-      reason === 'mailbox_full'
-        ? 'Too many requests are waiting for this record; try again shortly.'
-        : reason === 'stopped'
-          ? 'The service is shutting down; try again shortly.'
-          : 'The store could not complete the write; try again shortly.',
-    );
-    this.name = 'ActorUnavailable';
-  }
-}
+export { ActorUnavailable } from './actor-unavailable.ts';
 
 export interface ActorEnvironment {
   journal: Journal;
@@ -82,10 +72,7 @@ export class Actor<State, Command, Event> implements StreamActor {
   private seq: number;
   private snapshotSeq: number;
   private storedParts: Set<string>;
-  private readonly mailbox: Envelope<Command, Event>[] = [];
-  private draining = false;
-  private stopped = false;
-  private idleWaiters: (() => void)[] = [];
+  private readonly mailbox = new SerialQueue<Envelope<Command, Event>>((waiting) => this.handleNext(waiting));
 
   constructor(
     readonly kind: ActorKind<State, Command, Event>,
@@ -107,7 +94,7 @@ export class Actor<State, Command, Event> implements StreamActor {
   }
 
   get depth(): number {
-    return this.mailbox.length;
+    return this.mailbox.items.length;
   }
 
   /** True while nothing was ever committed for this stream (a create that was refused). */
@@ -161,7 +148,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     return {
       ops,
       finish: () => {
-        this.stopped = true;
+        this.mailbox.refuse();
         for (const claim of this.kind.claimsOf(this.state)) this.env.claims.release(claim.key, this.claimOwner);
         this.env.ended(this.kind.name, this.id);
       },
@@ -176,42 +163,30 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** Refuses new messages and resolves once the queued ones are done (graceful shutdown). */
   stop(): Promise<void> {
-    this.stopped = true;
-    if (!this.draining) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.mailbox.stop();
   }
 
   private enqueue(envelope: Envelope<Command, Event>): void {
-    if (this.stopped) throw new ActorUnavailable('stopped', 5);
-    if (this.mailbox.length >= this.env.mailboxDepthMax) throw new ActorUnavailable('mailbox_full', 1);
+    if (!this.mailbox.isStopped && this.mailbox.items.length >= this.env.mailboxDepthMax) throw new ActorUnavailable('mailbox_full', 1);
     this.mailbox.push(envelope);
-    if (!this.draining) void this.drain();
   }
 
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.mailbox.length > 0) {
-        const head = this.mailbox[0]!;
-        if (head.tag === 'exclusive') {
-          this.mailbox.shift();
-          await head.run();
-        } else {
-          await this.processBatch(this.takeBatch());
-        }
-      }
-    } finally {
-      this.draining = false;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const wake of waiters) wake();
+  /** An exclusive operation runs alone; asks waiting together are decided and committed together. */
+  private async handleNext(waiting: Envelope<Command, Event>[]): Promise<void> {
+    const head = waiting[0]!;
+    if (head.tag === 'exclusive') {
+      waiting.shift();
+      await head.run();
+    } else {
+      await this.processBatch(this.takeBatch());
     }
   }
 
   private takeBatch(): Ask<Command, Event>[] {
     const batch: Ask<Command, Event>[] = [];
-    while (batch.length < this.env.commitBatchMax && this.mailbox[0]?.tag === 'ask') {
-      batch.push(this.mailbox.shift() as Ask<Command, Event>);
+    const waiting = this.mailbox.items;
+    while (batch.length < this.env.commitBatchMax && waiting[0]?.tag === 'ask') {
+      batch.push(waiting.shift() as Ask<Command, Event>);
     }
     return batch;
   }
@@ -318,7 +293,7 @@ export class Actor<State, Command, Event> implements StreamActor {
           if (message.events.length > 0) this.env.committed(this.kind.name, this.id, message.events);
         }
         if (gone) {
-          this.stopped = true;
+          this.mailbox.refuse();
           this.env.ended(this.kind.name, this.id);
         }
         for (const message of applied) message.ask?.resolve(message.events);

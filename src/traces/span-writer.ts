@@ -2,7 +2,8 @@
 // ingest's duplicates, counters and trace heads depend on what is already stored), and ingests
 // waiting together share one commit, so durable throughput comes from batching, not from deciding
 // in parallel. The queue is bounded: past it an export gets 503 with Retry-After.
-import { ActorUnavailable } from '../actors/actor.ts';
+import { ActorUnavailable } from '../actors/actor-unavailable.ts';
+import { SerialQueue } from '../actors/serial-queue.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { SpanRecord } from './span-record.ts';
 import type { SpanStore } from './span-store.ts';
@@ -21,11 +22,8 @@ type Task =
   | { kind: 'remove'; project: string; before: string | null; limit: number; resolve(removed: number): void; reject(error: unknown): void };
 
 export class SpanWriter {
-  private readonly queue: Task[] = [];
+  private readonly queue = new SerialQueue<Task>((waiting) => this.handleNext(waiting));
   private queuedSpans = 0;
-  private draining = false;
-  private stopped = false;
-  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly store: SpanStore, private readonly options: SpanWriterOptions) {}
 
@@ -44,35 +42,22 @@ export class SpanWriter {
 
   /** Refuses new work and resolves once the queued work is written. */
   stop(): Promise<void> {
-    this.stopped = true;
-    if (!this.draining) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.queue.stop();
   }
 
   private enqueue(task: Task): void {
-    if (this.stopped) throw new ActorUnavailable('stopped', 5);
     this.queue.push(task);
     if (task.kind === 'ingest') this.queuedSpans += task.spans.length;
-    if (!this.draining) void this.drain();
   }
 
-  private async drain(): Promise<void> {
-    this.draining = true;
-    try {
-      while (this.queue.length > 0) {
-        const head = this.queue[0]!;
-        if (head.kind === 'remove') {
-          this.queue.shift();
-          await this.commitRemoval(head);
-        } else {
-          await this.commitIngests(this.takeIngests());
-        }
-      }
-    } finally {
-      this.draining = false;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const wake of waiters) wake();
+  /** A removal commits alone; ingests waiting together share a commit. */
+  private async handleNext(waiting: Task[]): Promise<void> {
+    const head = waiting[0]!;
+    if (head.kind === 'remove') {
+      waiting.shift();
+      await this.commitRemoval(head);
+    } else {
+      await this.commitIngests(this.takeIngests());
     }
   }
 
@@ -80,10 +65,11 @@ export class SpanWriter {
   private takeIngests(): Extract<Task, { kind: 'ingest' }>[] {
     const taken: Extract<Task, { kind: 'ingest' }>[] = [];
     let spans = 0;
-    while (this.queue[0]?.kind === 'ingest') {
-      const next = this.queue[0];
+    const waiting = this.queue.items;
+    while (waiting[0]?.kind === 'ingest') {
+      const next = waiting[0];
       if (taken.length > 0 && spans + next.spans.length > this.options.commitSpansMax) break;
-      this.queue.shift();
+      waiting.shift();
       taken.push(next);
       spans += next.spans.length;
     }
