@@ -58,7 +58,6 @@ export class DocumentedResponses {
   /** Throws, naming the operation, the status and what broke, unless the response is as documented. */
   check(received: ReceivedResponse): void {
     const { where, response, pointer } = this.declared(received);
-    (globalThis as any).process.env.DOCS_TRACE && require('node:fs').appendFileSync('/tmp/docs-work/seen.txt', where + '\n');
     if (!response.content) {
       if (received.text !== '') throw new Error(`${where}: the document declares no body, but one came: ${received.text.slice(0, 200)}`);
       return;

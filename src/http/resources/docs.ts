@@ -24,7 +24,9 @@ const assetTypes: Readonly<Record<string, string>> = {
   'favicon-32x32.png': 'image/png',
   'favicon-16x16.png': 'image/png',
 };
-const assetPattern = new RegExp(`^(?:${Object.keys(assetTypes).map((name) => name.replace(/[.-]/g, '\\$&')).join('|')})$`);
+// Only "." is escaped: the pattern is also the parameter's JSON Schema `pattern` in the API
+// document, which must be a valid ECMA-262 regex in unicode mode, where "\-" is an error.
+const assetPattern = new RegExp(`^(?:${Object.keys(assetTypes).map((name) => name.replace(/\./g, '\\.')).join('|')})$`, 'u');
 
 /** Read once per process, on first use: the bundle is 1.7 MB that most services never serve. */
 const assets = new Map<string, Buffer>();

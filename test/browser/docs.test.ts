@@ -1,0 +1,103 @@
+// The interactive API reference in a real browser: GET /api/docs/ in headless Chromium renders
+// every operation of the document, "Try it out" -> "Execute" on GET /api/health/ shows the live
+// answer, and the page never reaches for a host other than the service (this machine has no
+// network, and the reference must work without one). Needs Debian's chromium package.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { OpenApiDocument } from '../../src/http/openapi.ts';
+import { withService } from '../helpers/service.ts';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const timeoutMs = 30_000;
+const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+async function launch(): Promise<Browser> {
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium is not installed at ${executablePath}: install Debian's chromium package (apt-get install chromium), or set CHROMIUM_PATH to a Chromium binary.`);
+  }
+  try {
+    return await chromium.launch({
+      executablePath,
+      timeout: timeoutMs,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  } catch (error) {
+    throw new Error(`Chromium at ${executablePath} did not start (install Debian's chromium package, or set CHROMIUM_PATH): ${(error as Error).message}`);
+  }
+}
+
+test('Swagger UI renders every operation, executes a call, and loads nothing from another host', async () => {
+  await withService(async ({ url }) => {
+    const apiDocument = (await (await fetch(`${url}/api/schema/`)).json()) as OpenApiDocument;
+    const operations = Object.entries(apiDocument.paths).flatMap(([path, item]) =>
+      methods.filter((method) => item[method]).map((method) => ({ path, method, summary: item[method]!.summary })));
+    assert.ok(operations.length > 40, 'the document has operations');
+
+    const browser = await launch();
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(timeoutMs);
+      const requested: string[] = [];
+      const pageErrors: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+
+      const response = await page.goto(`${url}/api/docs/`, { waitUntil: 'load', timeout: timeoutMs });
+      assert.is(response?.status(), 200, 'GET /api/docs/');
+
+      // Swagger UI fetches the document, then renders every operation at once (tags expanded).
+      await page.locator('.opblock').first().waitFor({ state: 'visible' });
+      await page.waitForFunction((count) => document.querySelectorAll('.opblock').length >= count, operations.length, { timeout: 5_000 }).catch(() => undefined);
+      const rendered = await page.locator('.opblock').evaluateAll((blocks) =>
+        blocks.map((block) => ({
+          method: block.querySelector('.opblock-summary-method')?.textContent?.trim().toLowerCase() ?? '',
+          path: block.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '',
+          summary: block.querySelector('.opblock-summary-description')?.textContent?.trim() ?? '',
+        })));
+      assert.is(rendered.length, operations.length, `Swagger UI rendered ${rendered.length} operations, the document has ${operations.length}`);
+      const describe = (operation: { method: string; path: string; summary: string }) => `${operation.method.toUpperCase()} ${operation.path} ${operation.summary}`;
+      assert.equal(rendered.map(describe).sort(), operations.map(describe).sort(), 'the rendered operations are the document\'s');
+      for (const known of ['/api/health/', '/api/projects/{id}/', '/api/agents/{id}/eval_spec/', '/v1/traces']) {
+        assert.ok(await page.locator(`.opblock-summary-path[data-path="${known}"]`).first().isVisible(), `${known} is visible`);
+      }
+      assert.ok(await page.getByText('Service health.').first().isVisible(), 'a summary is visible');
+
+      // Try it out -> Execute on GET /api/health/, which needs no credentials.
+      const health = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/api/health/"]') });
+      assert.is(await health.count(), 1, 'one GET /api/health/ block');
+      await health.locator('.opblock-summary').click();
+      await health.locator('button.try-out__btn').click();
+      const [answer] = await Promise.all([
+        page.waitForResponse((candidate) => new URL(candidate.url()).pathname === '/api/health/'),
+        health.locator('button.execute').click(),
+      ]);
+      assert.is(answer.status(), 200, 'the browser\'s GET /api/health/');
+      const live = health.locator('.live-responses-table');
+      await live.waitFor({ state: 'visible' });
+      assert.is((await live.locator('.response .response-col_status').first().textContent())?.trim(), '200', 'the rendered status');
+      const bodyText = (await live.locator('.response-col_description pre').first().textContent()) ?? '';
+      let body: { status?: string; storage?: string };
+      try {
+        body = JSON.parse(bodyText) as typeof body;
+      } catch {
+        throw new Error(`the rendered response body is not JSON: ${bodyText.slice(0, 300)}`);
+      }
+      assert.is(body.status, 'healthy', 'the rendered body');
+      assert.is(body.storage, 'memory', 'the rendered body');
+      assert.ok((await health.locator('.request-url').textContent())?.includes(`${url}/api/health/`), 'the request URL shown is the service\'s');
+
+      // Nothing but the service (and inline data) was asked for.
+      const origin = new URL(url).origin;
+      const foreign = requested.filter((requestUrl) => !/^(?:data|blob):/.test(requestUrl) && new URL(requestUrl).origin !== origin);
+      assert.equal(foreign, [], `requests to other hosts: ${foreign.join(', ')}`);
+      assert.ok(requested.some((requestUrl) => requestUrl === `${url}/api/schema/`), 'the page loaded the document from the service');
+      assert.equal(pageErrors, [], `errors in the page: ${pageErrors.join('; ')}`);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+test.run();
