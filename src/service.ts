@@ -14,7 +14,7 @@ import { LoginThrottle } from './auth/login-throttle.ts';
 import { Tokens } from './auth/tokens.ts';
 import { configWith, type Config, type Limits } from './config.ts';
 import type { Clock, Deps } from './http/deps.ts';
-import { answerClientError } from './http/errors.ts';
+import { clientErrorListener } from './http/errors.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { apiKeyUseRecorder } from './http/resources/identity.ts';
 import { createLogger } from './log.ts';
@@ -134,7 +134,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         },
         handler,
       );
-      server.on('clientError', answerClientError);
+      server.on('clientError', clientErrorListener(logger));
       const listening = server;
       return new Promise((resolvePromise, reject) => {
         listening.once('error', reject);

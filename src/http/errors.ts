@@ -133,21 +133,24 @@ export function errorMiddleware(logger: Logger): Middleware {
 /**
  * Node's HTTP server answers on its own when a request cannot reach Koa: headers or a body that
  * did not arrive in time (408), headers too large (431), bytes that are not HTTP (400). Its
- * answers have no body; these carry the same JSON shape as every other error. Installed as the
- * server's 'clientError' listener, which then owns the socket.
+ * answers have no body; these carry the same JSON shape as every other error, and are logged
+ * (there is no request log line for them). The listener owns the socket.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  // A reset peer cannot be answered; a response already under way must not be corrupted.
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
-    socket.destroy();
-    return;
-  }
-  const [status, reason, body] = clientErrorAnswer(error.code);
-  const text = JSON.stringify(body);
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-  );
+export function clientErrorListener(logger: Logger): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (error, socket) => {
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    // A reset peer cannot be answered; a response already under way must not be corrupted.
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, body] = clientErrorAnswer(error.code);
+    logger.info({ status, code: error.code, remote: (socket as Duplex & { remoteAddress?: string }).remoteAddress }, 'request refused before routing');
+    const text = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  };
 }
 
 function clientErrorAnswer(code: string | undefined): [number, string, Record<string, string>] {
