@@ -11,6 +11,14 @@ import autocannon from 'autocannon';
 
 export const root = new URL('..', import.meta.url).pathname;
 
+/** Node's arguments in package.json's start script, so the service runs as `npm start` runs it. */
+function npmStartArgs(): string[] {
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [command, ...args] = scripts.start.split(/\s+/);
+  if (command !== 'node') throw new Error(`the start script should run node, not ${command}`);
+  return args.map((arg) => (arg.endsWith('.ts') ? join(root, arg) : arg));
+}
+
 export interface Row {
   name: string;
   value: number;
@@ -112,7 +120,7 @@ export async function startService(options: { dataDir?: string; env?: Record<str
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
