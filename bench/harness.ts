@@ -113,7 +113,7 @@ export interface ServiceProcess extends ChildServer {
 
 /**
  * Starts `npm start`'s entry point on a free port with LMDB under `dataDir` (a fresh temporary
- * directory unless given). LOG_LEVEL defaults to warn: per-request info logs are an operator's
+ * directory unless given). LOG_LEVEL is warn unless BENCH_LOG_LEVEL says otherwise: per-request info logs are an operator's
  * choice and would be measured otherwise.
  */
 export async function startService(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
@@ -121,7 +121,7 @@ export async function startService(options: { dataDir?: string; env?: Record<str
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, npmStartArgs(), {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -25,11 +25,11 @@ export async function run(): Promise<Row[]> {
   try {
     const setup = await setUp(service.url);
     const before = memoryOf(service);
-    const batches = new Batches(setup.jobIds);
+    const bodies = new Bodies(new Batches(setup.jobIds), Math.ceil(storedSpans / batchSpans));
     // A short warm-up first: the first exports also create the agents they name.
-    const warmUp = await ingest(service.url, setup.apiKey, batches, { spans: warmUpBatches * batchSpans });
-    const measured = await ingest(service.url, setup.apiKey, batches, { seconds: durationSeconds });
-    await ingest(service.url, setup.apiKey, batches, { spans: storedSpans - warmUp.spans - measured.spans });
+    const warmUp = await ingest(service.url, setup.apiKey, bodies, { spans: warmUpBatches * batchSpans });
+    const measured = await ingest(service.url, setup.apiKey, bodies, { seconds: durationSeconds });
+    await ingest(service.url, setup.apiKey, bodies, { spans: storedSpans - warmUp.spans - measured.spans });
     const after = memoryOf(service);
     const growth = { anonMb: after.anonMb - before.anonMb, fileMb: after.fileMb - before.fileMb };
     const sample = await firstSpan(service.url, setup.access);
@@ -208,24 +208,40 @@ interface Ingested {
 }
 
 /**
- * Senders posting batches back to back, for a time or until a number of spans is stored. The
- * bodies are encoded before the clock starts: the load generator shares the machine, and its
- * protobuf encoding must not count against the service.
+ * Every export body of the run, encoded before the first is sent and handed out in order. The
+ * load generator shares the machine: its protobuf encoding must not count against the service,
+ * nor block the client mid-run (pooled connections the service closed meanwhile would be reused).
  */
-async function ingest(url: string, apiKey: string, batches: Batches, until: { seconds?: number; spans?: number }): Promise<Ingested> {
-  const bodies = Array.from({ length: bodiesFor(until) }, () => batches.body());
+class Bodies {
+  private readonly list: (Uint8Array | undefined)[];
+  private next = 0;
+
+  constructor(batches: Batches, count: number) {
+    this.list = Array.from({ length: count }, () => batches.body());
+  }
+
+  take(): Uint8Array | undefined {
+    const body = this.list[this.next];
+    this.list[this.next++] = undefined;
+    return body;
+  }
+}
+
+/** Senders posting batches back to back, for a time or until a number of spans is stored. */
+async function ingest(url: string, apiKey: string, bodies: Bodies, until: { seconds?: number; spans?: number }): Promise<Ingested> {
   const started = performance.now();
   const deadline = until.seconds === undefined ? Infinity : started + until.seconds * 1000;
   const target = until.spans ?? Infinity;
   let spans = 0;
   let failures = 0;
-  let next = 0;
   const sender = async () => {
-    while (performance.now() < deadline && spans < target && next < bodies.length) {
+    while (performance.now() < deadline && spans < target) {
+      const body = bodies.take();
+      if (!body) break;
       const response = await fetch(`${url}/v1/traces`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-protobuf', 'x-api-key': apiKey },
-        body: bodies[next++] as BodyInit,
+        body: body as BodyInit,
       });
       await response.arrayBuffer();
       if (response.ok) spans += batchSpans;
@@ -234,12 +250,6 @@ async function ingest(url: string, apiKey: string, batches: Batches, until: { se
   };
   await Promise.all(Array.from({ length: senders }, sender));
   return { spans, seconds: (performance.now() - started) / 1000, failures };
-}
-
-/** Enough unique batches for the run: the span target, or a generous rate for a timed run. */
-function bodiesFor(until: { seconds?: number; spans?: number }): number {
-  if (until.spans !== undefined) return Math.ceil(until.spans / batchSpans);
-  return Math.ceil((until.seconds! * 100_000) / batchSpans);
 }
 
 /** Resident memory of the service: mapped store pages (RssFile) and everything else (RssAnon). */
