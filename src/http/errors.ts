@@ -104,7 +104,13 @@ export function errorMiddleware(logger: Logger): Middleware {
     try {
       await next();
       if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) throw fail.notFound();
+        // The router answers a method it never serves (TRACE, say) with 501 and an empty Allow
+        // when no route matched the path: that is an unknown path, as Django answers it.
+        const unknownPath = ctx.status === 404 || (ctx.status === 501 && !ctx.response.get('Allow'));
+        if (unknownPath) {
+          ctx.remove('Allow');
+          throw fail.notFound();
+        }
         if (ctx.status === 405 || ctx.status === 501) throw fail.methodNotAllowed(ctx.method);
       }
     } catch (error) {

@@ -42,6 +42,20 @@ test('unknown paths are 404 and malformed ids are 404, always as JSON', () =>
     }
   }));
 
+test('a method no route serves is 405 with Allow on a known path and 404 on an unknown one', () =>
+  withService(async ({ url }) => {
+    const known = await raw(url, 'TRACE', '/api/projects/', {});
+    assert.is(known.status, 405);
+    assert.is(known.body.code, 'method_not_allowed');
+    assert.match(String(known.headers['allow']), /GET/);
+    for (const path of ['/nope/', '/api/jobs/53a87091-175b-425c-9144-b3006b8ac3f0/nothing-here/']) {
+      const unknown = await raw(url, 'TRACE', path, {});
+      assert.is(unknown.status, 404, path);
+      assert.equal(unknown.body, { detail: 'Not found.', code: 'not_found' });
+      assert.is(unknown.headers['allow'], undefined);
+    }
+  }));
+
 test('a known path with a wrong method is 405 with Allow', () =>
   withService(async ({ client, url }) => {
     const reply = await client.put('/api/auth/me/', {});
