@@ -1,6 +1,6 @@
 // Agents and datasets: retrieving one agent with a JWT (against the bare server, alternately), and
 // posting 10,000-datapoint datasets, each one a new version of the same agent's dataset.
-import { compareWithBare, load, removeDir, startBare, startService, type Row } from './harness.ts';
+import { compareWithBare, load, removeDir, startBareAndService, type Row } from './harness.ts';
 
 const getConnections = 50;
 const getRatioMin = 0.5;
@@ -10,8 +10,7 @@ const postDatapoints = 10_000;
 const postP50MsMax = 150;
 
 export async function run(): Promise<Row[]> {
-  const bare = await startBare();
-  const service = await startService();
+  const { bare, service } = await startBareAndService();
   try {
     const { access, agentId } = await setUp(service.url);
     const auth = { authorization: `Bearer ${access}` };

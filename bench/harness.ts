@@ -8,16 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { freePort, npmStartArgs, root, stopChild, waitForHealth } from '../scripts/service-process.ts';
 
-export const root = new URL('..', import.meta.url).pathname;
-
-/** Node's arguments in package.json's start script, so the service runs as `npm start` runs it. */
-function npmStartArgs(): string[] {
-  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const [command, ...args] = scripts.start.split(/\s+/);
-  if (command !== 'node') throw new Error(`the start script should run node, not ${command}`);
-  return args.map((arg) => (arg.endsWith('.ts') ? join(root, arg) : arg));
-}
+/** `--quick`: a smaller, shorter smoke run. */
+export const quick = process.argv.includes('--quick');
+/** tsx by URL, so the children run from any working directory. */
+const tsx = import.meta.resolve('tsx');
+/** Recovering a million records takes seconds; a service not healthy by then has failed. */
+const healthTimeoutMs = 120_000;
 
 export interface Row {
   name: string;
@@ -51,7 +49,7 @@ export interface LoadOptions {
 }
 
 /** Seconds per load run; `--quick` shortens every run for a smoke check. */
-export const durationSeconds = process.argv.includes('--quick') ? 3 : 10;
+export const durationSeconds = quick ? 3 : 10;
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const bodies = options.bodies;
@@ -84,22 +82,23 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kib / 1024;
+/** The kB figures of /proc/<pid>/status (VmRSS, RssAnon, RssFile, ...). */
+export function procStatus(pid: number): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
+    const match = /^(\w+):\s+(\d+) kB/.exec(line);
+    if (match) fields[match[1]!] = Number(match[2]);
+  }
+  return fields;
 }
 
-function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill(signal);
-  });
+function rssOf(pid: number): number {
+  return (procStatus(pid).VmRSS ?? 0) / 1024;
 }
+
 
 export async function startBare(): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', tsx, join(root, 'bench/bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await firstLine(child);
   const { port } = JSON.parse(line) as { port: number };
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, rssMb: () => rssOf(child.pid!), stop: () => stopChild(child) };
@@ -113,19 +112,19 @@ export interface ServiceProcess extends ChildServer {
 
 /**
  * Starts `npm start`'s entry point on a free port with LMDB under `dataDir` (a fresh temporary
- * directory unless given). LOG_LEVEL is warn unless BENCH_LOG_LEVEL says otherwise: per-request info logs are an operator's
- * choice and would be measured otherwise.
+ * directory unless given). LOG_LEVEL is warn unless BENCH_LOG_LEVEL says otherwise: per-request
+ * info logs are an operator's choice and would be measured otherwise.
  */
-export async function startService(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
+export async function startService(options: { dataDir?: string } = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, npmStartArgs(), {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...options.env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHealth(url, child);
+  await waitForHealth(url, child, healthTimeoutMs);
   const startupMs = performance.now() - started;
   return {
     url,
@@ -135,6 +134,17 @@ export async function startService(options: { dataDir?: string; env?: Record<str
     rssMb: () => rssOf(child.pid!),
     stop: () => stopChild(child),
   };
+}
+
+/** The bare yardstick and the service, both or neither (a service that fails to start stops the bare one). */
+export async function startBareAndService(options: { dataDir?: string } = {}): Promise<{ bare: ChildServer; service: ServiceProcess }> {
+  const bare = await startBare();
+  try {
+    return { bare, service: await startService(options) };
+  } catch (error) {
+    await bare.stop();
+    throw error;
+  }
 }
 
 export interface SeedCounts {
@@ -153,7 +163,7 @@ export interface Seeded {
 /** Fills `dataDir` through bench/seed.ts, in its own process; resolves with how to log in. */
 export function seedStore(dataDir: string, counts: SeedCounts): Promise<Seeded> {
   const args = [dataDir, counts.jobs, counts.iterationsPerJob, counts.agents ?? 0, counts.datapointsPerAgent ?? 0].map(String);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/seed.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', tsx, join(root, 'bench/seed.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve, reject) => {
@@ -168,30 +178,7 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with code ${child.exitCode} before it was healthy`);
-    try {
-      const response = await fetch(`${url}/health`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -5,9 +5,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareWithBare, removeDir, seedStore, startBare, startService, type Row, type Seeded } from './harness.ts';
+import { compareWithBare, quick, removeDir, type Row, type Seeded, seedStore, startBareAndService } from './harness.ts';
 
-const quick = process.argv.includes('--quick');
 const jobCount = quick ? 10_000 : 100_000;
 const iterationsPerJob = 10;
 /** Jobs the posted iterations cycle over. */
@@ -22,8 +21,7 @@ export async function run(): Promise<Row[]> {
     const seedStarted = performance.now();
     const seeded = await seedStore(dataDir, { jobs: jobCount, iterationsPerJob });
     const seedSeconds = (performance.now() - seedStarted) / 1000;
-    const bare = await startBare();
-    const service = await startService({ dataDir });
+    const { bare, service } = await startBareAndService({ dataDir });
     try {
       const auth = { authorization: `Bearer ${await login(service.url, seeded)}` };
       const listUrl = `${service.url}/api/jobs/?status=running&ordering=-created_at`;

@@ -9,7 +9,8 @@ import { pino } from 'pino';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { newAgent, newDataset } from '../src/domain/agent.ts';
 import { newIteration, newJob } from '../src/domain/job.ts';
-import { jobStatuses, jobTypes, type Project } from '../src/domain/records.ts';
+import { newMembership, newProject } from '../src/domain/project.ts';
+import { jobStatuses, jobTypes } from '../src/domain/records.ts';
 import { createService } from '../src/service.ts';
 
 /** Writes in flight at once: enough for LMDB to share commits, few enough to stay in the mailboxes. */
@@ -35,13 +36,11 @@ const [registered] = await registry.identity.ask({
 });
 if (registered?.type !== 'UserRegistered') throw new Error('registration failed');
 const user = registered.user;
-const project: Project = {
-  id: randomUUID(), created_at: at(0), updated_at: at(0), name: 'Bench jobs', slug: 'bench-jobs', description: null, is_active: true, settings: null,
-};
+const project = newProject({ id: randomUUID(), now: at(0), name: 'Bench jobs', slug: 'bench-jobs' }, { is_active: true });
 await registry.createProject(project.id, {
   type: 'CreateProject',
   project,
-  creator: { id: randomUUID(), project: project.id, user: user.id, user_email: user.email, created_at: at(0), updated_at: at(0) },
+  creator: newMembership({ id: randomUUID(), project: project.id, now: at(0) }, user),
 });
 
 for (let first = 0; first < agentCount; first += 100) {

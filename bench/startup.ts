@@ -5,9 +5,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeDir, seedStore, startService, type Row, type SeedCounts } from './harness.ts';
+import { quick, removeDir, type Row, type SeedCounts, seedStore, startService } from './harness.ts';
 
-const quick = process.argv.includes('--quick');
 const scale = quick ? 10 : 1;
 const counts: Required<SeedCounts> = {
   agents: 1_000 / scale,

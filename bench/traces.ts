@@ -2,10 +2,10 @@
 // then, with the store filled to a million spans, the services listing unfiltered and filtered
 // by job, agent, trace_id and service_name, one filter that must scan (min_duration_ms), and the
 // service's RSS growth for those spans. `--quick` fills 100,000 spans instead.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportRequestType, messageFromOtlpJson } from '../src/traces/otlp.ts';
-import { durationSeconds, load, removeDir, startService, type Row, type ServiceProcess } from './harness.ts';
+import { durationSeconds, load, procStatus, quick, removeDir, type Row, type ServiceProcess, startService } from './harness.ts';
 
 const batchSpans = 512;
 const spansPerTrace = 8;
@@ -13,7 +13,6 @@ const senders = 8;
 const warmUpBatches = 32;
 const services = 8;
 const jobs = 40;
-const quick = process.argv.includes('--quick');
 const storedSpans = quick ? 100_000 : 1_000_000;
 const ingestSpansPerSecondMin = 50_000;
 const servicesP50MsMax = 20;
@@ -254,18 +253,10 @@ async function ingest(url: string, apiKey: string, bodies: Bodies, until: { seco
 
 /** Resident memory of the service: mapped store pages (RssFile) and everything else (RssAnon). */
 function memoryOf(service: ServiceProcess): { fileMb: number; anonMb: number } {
-  const status = readStatus(service.pid);
+  const status = procStatus(service.pid);
   return { fileMb: status.RssFile! / 1024, anonMb: status.RssAnon! / 1024 };
 }
 
-function readStatus(pid: number): Record<string, number> {
-  const fields: Record<string, number> = {};
-  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
-    const match = /^(\w+):\s+(\d+) kB/.exec(line);
-    if (match) fields[match[1]!] = Number(match[2]);
-  }
-  return fields;
-}
 
 /** Disk space the store's files take (allocated blocks, not their sparse size). */
 function diskMb(dir: string): number {

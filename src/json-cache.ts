@@ -7,9 +7,17 @@ type Serializer = (value: never) => unknown;
 /** The value itself, for values already in their wire shape (one function, so one cache key). */
 const asIs = <T>(value: T): T => value;
 
+interface Entry {
+  serializer: Serializer;
+  value: object;
+  length: number;
+}
+
 export class JsonCache {
   private readonly texts = new Map<Serializer, Map<object, string>>();
-  private entries: { serializer: Serializer; value: object; length: number }[] = [];
+  /** Entries oldest first; those before `oldest` are already evicted. */
+  private entries: Entry[] = [];
+  private oldest = 0;
   private held = 0;
 
   constructor(private readonly charsMax: number) {}
@@ -32,12 +40,15 @@ export class JsonCache {
   }
 
   private evict(): void {
-    let dropped = 0;
-    while (this.held > this.charsMax && dropped < this.entries.length) {
-      const oldest = this.entries[dropped++]!;
-      this.texts.get(oldest.serializer)!.delete(oldest.value);
-      this.held -= oldest.length;
+    while (this.held > this.charsMax) {
+      const entry = this.entries[this.oldest++]!;
+      this.texts.get(entry.serializer)!.delete(entry.value);
+      this.held -= entry.length;
     }
-    if (dropped > 0) this.entries = this.entries.slice(dropped);
+    // Drop the evicted prefix only once it is most of the array: each entry is copied O(1) times.
+    if (this.oldest > 1024 && this.oldest * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.oldest);
+      this.oldest = 0;
+    }
   }
 }

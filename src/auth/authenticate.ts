@@ -4,7 +4,7 @@
 import type { ApiKey, User } from '../domain/records.ts';
 import { fail } from '../http/errors.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
-import { apiKeyMatches, hashApiKey, looksLikeApiKey } from './api-keys.ts';
+import { apiKeyMatches, apiKeyPrefixLength, hashApiKey, looksLikeApiKey } from './api-keys.ts';
 import { InvalidToken, type Tokens } from './tokens.ts';
 
 export interface Principal {
@@ -70,7 +70,7 @@ export class Authenticator {
   private byApiKey(key: string): Principal {
     const { readModel } = this.deps;
     const hash = hashApiKey(key);
-    const apiKey = readModel.apiKeysByPrefix.get(key.slice(0, 12))?.find((candidate) => apiKeyMatches(hash, candidate.key_hash));
+    const apiKey = readModel.apiKeysByPrefix.get(key.slice(0, apiKeyPrefixLength))?.find((candidate) => apiKeyMatches(hash, candidate.key_hash));
     if (!apiKey) throw fail.authenticationFailed('Invalid API key.');
     if (!apiKey.is_active) throw fail.authenticationFailed('API key has been revoked.');
     if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs()) {

@@ -1,7 +1,7 @@
 // An agent and its dataset versions: one stream per agent, so that versions are assigned one
 // after another even when datasets are posted concurrently.
 import type { Decider } from './decider.ts';
-import { agentWritableFields, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
+import { agentWritableFields, writableOrNull, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
 import { invalid, invalidPk, notFound } from './rejection.ts';
 
 export interface AgentState {
@@ -18,12 +18,16 @@ export function newAgent(
   identity: { id: string; now: Timestamp; project: string; name: string; slug: string },
   fields: AgentChanges = {},
 ): Agent {
-  const given = fields as Record<string, unknown>;
-  const record: Record<string, unknown> = { id: identity.id, created_at: identity.now, updated_at: identity.now };
-  for (const field of agentWritableFields) record[field] = field in given ? given[field] : null;
-  Object.assign(record, { project: identity.project, name: identity.name, slug: identity.slug });
-  record.is_deleted = given.is_deleted ?? false;
-  return record as Agent;
+  return {
+    id: identity.id,
+    created_at: identity.now,
+    updated_at: identity.now,
+    ...writableOrNull(agentWritableFields, fields),
+    project: identity.project,
+    name: identity.name,
+    slug: identity.slug,
+    is_deleted: fields.is_deleted ?? false,
+  } as Agent;
 }
 
 /** A posted datapoint; omitted fields read back as null. */

@@ -1,6 +1,6 @@
 // A job and its iterations: one stream per job.
 import type { Decider } from './decider.ts';
-import { iterationWritableFields, jobWritableFields, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
+import { iterationWritableFields, jobWritableFields, writableOrNull, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
 import { conflict, invalid, notFound } from './rejection.ts';
 
 export interface JobState {
@@ -14,13 +14,15 @@ export type IterationChanges = Partial<Omit<JobIteration, 'id' | 'created_at' | 
 
 /** A new job: every writable field null unless given; status pending unless given. */
 export function newJob(identity: { id: string; now: Timestamp; project: string; triggeredBy: number | null }, fields: JobChanges = {}): Job {
-  const given = fields as Record<string, unknown>;
-  const record: Record<string, unknown> = { id: identity.id, created_at: identity.now, updated_at: identity.now };
-  for (const field of jobWritableFields) record[field] = field in given ? given[field] : null;
-  record.project = identity.project;
-  record.status = fields.status ?? 'pending';
-  record.triggered_by = identity.triggeredBy;
-  return record as unknown as Job;
+  return {
+    id: identity.id,
+    created_at: identity.now,
+    updated_at: identity.now,
+    ...writableOrNull(jobWritableFields, fields),
+    project: identity.project,
+    status: fields.status ?? 'pending',
+    triggered_by: identity.triggeredBy,
+  } as Job;
 }
 
 /** A new iteration of `job`: every optional field null unless given. */
@@ -28,11 +30,14 @@ export function newIteration(
   identity: { id: string; now: Timestamp; job: string; project: string; iterationName: string },
   fields: IterationChanges = {},
 ): JobIteration {
-  const given = fields as Record<string, unknown>;
-  const record: Record<string, unknown> = { id: identity.id, created_at: identity.now };
-  for (const field of iterationWritableFields) record[field] = field in given ? given[field] : null;
-  Object.assign(record, { job: identity.job, project: identity.project, iteration_name: identity.iterationName });
-  return record as unknown as JobIteration;
+  return {
+    id: identity.id,
+    created_at: identity.now,
+    ...writableOrNull(iterationWritableFields, fields),
+    job: identity.job,
+    project: identity.project,
+    iteration_name: identity.iterationName,
+  } as JobIteration;
 }
 
 export type JobCommand =

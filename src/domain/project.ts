@@ -1,6 +1,6 @@
 // A project and its memberships: one stream per project.
 import type { Decider } from './decider.ts';
-import type { Membership, Project, Timestamp } from './records.ts';
+import type { Membership, Project, Timestamp, User, Uuid } from './records.ts';
 import { forbidden, invalid, notFound } from './rejection.ts';
 
 export interface ProjectState {
@@ -11,6 +11,26 @@ export interface ProjectState {
 }
 
 export type ProjectChanges = Partial<Pick<Project, 'name' | 'slug' | 'description' | 'is_active' | 'settings'>>;
+
+/** A new project: optional fields null unless given. */
+export function newProject(identity: { id: Uuid; now: Timestamp; name: string; slug: string }, fields: ProjectChanges = {}): Project {
+  return {
+    id: identity.id,
+    created_at: identity.now,
+    updated_at: identity.now,
+    name: identity.name,
+    slug: identity.slug,
+    description: fields.description ?? null,
+    is_active: fields.is_active ?? null,
+    settings: fields.settings ?? null,
+  };
+}
+
+/** `user`'s membership of `project`, as of `now`. */
+export function newMembership(identity: { id: Uuid; project: Uuid; now: Timestamp }, user: User): Membership {
+  const { id, project, now } = identity;
+  return { id, project, user: user.id, user_email: user.email, created_at: now, updated_at: now };
+}
 
 export type ProjectCommand =
   | { type: 'CreateProject'; project: Project; creator: Membership }

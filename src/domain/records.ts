@@ -134,6 +134,7 @@ export interface Job {
 }
 
 export const iterationStatuses = ['keep', 'discard'] as const;
+export type IterationStatus = (typeof iterationStatuses)[number];
 
 /** The job iteration fields a client may write. */
 export const iterationWritableFields = [
@@ -152,10 +153,18 @@ export interface JobIteration {
   readonly description: string | null;
   readonly dimension_scores: Json;
   readonly order: number | null;
-  readonly status: string | null;
+  readonly status: IterationStatus | null;
 }
 
 /** Copies `source[field]` for each listed field present in `source` (a PATCH's merge). */
+/** Every writable field of a new record: as given, or null when not given (DRF's omitted optional field). */
+export function writableOrNull(writable: readonly string[], given: object): Record<string, unknown> {
+  const fields = given as Readonly<Record<string, unknown>>;
+  const record: Record<string, unknown> = {};
+  for (const field of writable) record[field] = field in fields ? fields[field] : null;
+  return record;
+}
+
 export function pickPresent<T extends object>(source: Readonly<Record<string, unknown>>, fields: readonly string[]): Partial<T> {
   const picked: Record<string, unknown> = {};
   for (const field of fields) if (field in source) picked[field] = source[field];

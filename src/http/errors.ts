@@ -25,6 +25,8 @@ const authenticateHeader = { 'WWW-Authenticate': 'Bearer realm="api"' };
 export const fail = {
   validation: (fields: FieldErrors) => new ApiError(400, fields),
   parse: (reason: string) => new ApiError(400, { detail: `JSON parse error - ${reason}`, code: 'parse_error' }),
+  /** DRF's ParseError for a body that is not what its headers say (protobuf, gzip). */
+  malformed: (detail: string) => new ApiError(400, { detail, code: 'parse_error' }),
   badRequest: (detail: string) => new ApiError(400, { detail, code: 'invalid' }),
   notAuthenticated: () =>
     new ApiError(401, { detail: 'Authentication credentials were not provided.', code: 'not_authenticated' }, authenticateHeader),
@@ -35,8 +37,8 @@ export const fail = {
   methodNotAllowed: (method: string) =>
     new ApiError(405, { detail: `Method "${method}" not allowed.`, code: 'method_not_allowed' }),
   conflict: (detail: string) => new ApiError(409, { detail, code: 'conflict' }),
-  payloadTooLarge: (bytesMax: number) =>
-    new ApiError(413, { detail: `Request body is larger than ${bytesMax} bytes.`, code: 'payload_too_large' }),
+  payloadTooLarge: (bytesMax: number, detail = `Request body is larger than ${bytesMax} bytes.`) =>
+    new ApiError(413, { detail, code: 'payload_too_large' }),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, { detail: `Unsupported media type "${type}" in request.`, code: 'unsupported_media_type' }),
   throttled: (waitSeconds: number) =>
@@ -48,6 +50,12 @@ export const fail = {
   unavailable: (detail: string, retryAfterSeconds: number) =>
     new ApiError(503, { detail, code: 'unavailable' }, { 'Retry-After': String(retryAfterSeconds) }),
 };
+
+/** The value, or 404 when there is none (a record, or its actor, gone meanwhile). */
+export function or404<T>(value: T | undefined): T {
+  if (value === undefined) throw fail.notFound();
+  return value;
+}
 
 /** An error thrown by a body parser or Node itself (http-errors style). */
 interface StatusError {

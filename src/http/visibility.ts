@@ -1,6 +1,7 @@
 // Tenancy: which projects a caller may see. Records of other projects answer 404 and references
 // to them 400 "Invalid pk", exactly as for records that do not exist.
 import type { Principal } from '../auth/authenticate.ts';
+import type { Agent } from '../domain/records.ts';
 import { invalid, invalidPk } from '../domain/rejection.ts';
 import type { Deps } from './deps.ts';
 import { fail } from './errors.ts';
@@ -9,11 +10,7 @@ export function visibleProjects(deps: Deps, principal: Principal): string[] {
   const { readModel, registry } = deps;
   const userId = principal.user.id;
   const candidates = principal.apiKey ? [principal.apiKey.project] : readModel.projectsOf(userId);
-  const visible: string[] = [];
-  for (const project of candidates) {
-    if (readModel.isMember(userId, project) && !registry.gates.isClosed(project)) visible.push(project);
-  }
-  return visible;
+  return [...candidates].filter((project) => readModel.isMember(userId, project) && !registry.gates.isClosed(project));
 }
 
 export function canSee(deps: Deps, principal: Principal, project: string): boolean {
@@ -38,4 +35,14 @@ export function referenceOr400<T>(
 ): T {
   if (!record || !canSee(deps, principal, projectOf(record))) throw invalid({ [field]: [invalidPk(id)] });
   return record;
+}
+
+/** The project a body's `project` names, when the caller can see it. */
+export function projectReference(deps: Deps, principal: Principal, id: string): string {
+  return referenceOr400(deps, principal, 'project', id, deps.readModel.projects.get(id), (project) => project.id).id;
+}
+
+/** The live agent a body's `agent` names, when the caller can see it (deleted agents leave the read model). */
+export function agentReference(deps: Deps, principal: Principal, id: string): Agent {
+  return referenceOr400(deps, principal, 'agent', id, deps.readModel.agents.get(id), (agent) => agent.project);
 }

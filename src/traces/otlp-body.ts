@@ -52,11 +52,6 @@ async function gunzipWithin(compressed: Buffer, bytesMax: number): Promise<Buffe
     return await gunzipAsync(compressed, { maxOutputLength: bytesMax });
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw fail.payloadTooLarge(bytesMax);
-    throw malformedBody(`Gzip parse error - ${(error as Error).message}`);
+    throw fail.malformed(`Gzip parse error - ${(error as Error).message}`);
   }
-}
-
-/** DRF's ParseError, for a body that is not what its headers say it is. */
-export function malformedBody(detail: string): ApiError {
-  return new ApiError(400, { detail, code: 'parse_error' });
 }

@@ -1,13 +1,13 @@
 // OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
 // distinct service names, the trace list (one row per trace, or every span) and one trace.
 import type { Deps } from '../http/deps.ts';
-import { ApiError, fail } from '../http/errors.ts';
+import { fail } from '../http/errors.ts';
 import { paginate } from '../http/list.ts';
-import type { ApiContext, Route } from '../http/route.ts';
+import { replyJsonText, type ApiContext, type Route } from '../http/route.ts';
 import { visibleProjects } from '../http/visibility.ts';
 import { jsonText, type JsonValue } from './json-text.ts';
 import { SpanLinker } from './linking.ts';
-import { malformedBody, otlpEncoding, readOtlpBody } from './otlp-body.ts';
+import { otlpEncoding, readOtlpBody } from './otlp-body.ts';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from './otlp.ts';
 import { listSpans, serviceNames, traceView } from './span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from './span-query.ts';
@@ -24,7 +24,7 @@ export function traceRoutes(deps: Deps): Route[] {
     const request = decode(await readOtlpBody(ctx, limits.traceBodyBytesMax), encoding);
     const spans = countSpans(request);
     if (spans > limits.spanBatchMax) {
-      throw new ApiError(413, { detail: `An export may hold at most ${limits.spanBatchMax} spans, not ${spans}.`, code: 'payload_too_large' });
+      throw fail.payloadTooLarge(limits.traceBodyBytesMax, `An export may hold at most ${limits.spanBatchMax} spans, not ${spans}.`);
     }
     const drafted = draft(request, limits.jsonDepthMax);
     const links = await linker.linksFor(ctx.state.principal, drafted.spans);
@@ -112,7 +112,7 @@ function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest
     return decodeExportRequest(body, encoding);
   } catch (error) {
     if (!(error instanceof OtlpDecodeError)) throw error;
-    throw encoding === 'json' ? fail.parse(error.message) : malformedBody(`Protobuf parse error - ${error.message}`);
+    throw encoding === 'json' ? fail.parse(error.message) : fail.malformed(`Protobuf parse error - ${error.message}`);
   }
 }
 
@@ -120,14 +120,12 @@ function draft(request: ExportTraceServiceRequest, depthMax: number): Drafted {
   try {
     return draftSpans(request, depthMax);
   } catch (error) {
-    if (error instanceof AttributeDepthError) throw malformedBody(error.message);
+    if (error instanceof AttributeDepthError) throw fail.malformed(error.message);
     throw error;
   }
 }
 
 /** Span answers hold 64-bit nanosecond times, written exactly (see json-text.ts). */
 function sendJson(ctx: ApiContext, body: JsonValue): void {
-  ctx.status = 200;
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = jsonText(body);
+  replyJsonText(ctx, 200, jsonText(body));
 }

@@ -14,9 +14,8 @@ import type { StartBounds } from './span-store.ts';
 
 export const spanQuerySchema = 'traces.span-query';
 
-/** The trace list and the trace itself order by start time (newest first in the list). */
+/** The trace list's default order: newest first. */
 export const newestFirst: readonly OrderKey[] = [{ field: 'start_time_ns', descending: true }];
-export const oldestFirst: readonly OrderKey[] = [{ field: 'start_time_ns', descending: false }];
 
 export interface SpanQuery {
   /** Visible projects, narrowed by the `project` filter. */

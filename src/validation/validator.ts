@@ -143,14 +143,6 @@ export class Validator {
     const fields = this.propertiesWhere(schema, (property) => hasType(property, 'string') && property['x-trim'] !== false);
     return { fields, nested };
   }
-
-  hasBody(id: string): boolean {
-    return this.bodies.has(id);
-  }
-
-  hasQuery(id: string): boolean {
-    return this.queries.has(id);
-  }
 }
 
 let shared: Validator | undefined;
@@ -192,7 +184,6 @@ function createAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-
 function trimStrings(data: unknown, plan: TrimPlan): void {
   if (!isPlainObject(data)) return;
   for (const field of plan.fields) {
@@ -204,7 +195,6 @@ function trimStrings(data: unknown, plan: TrimPlan): void {
     if (Array.isArray(items)) for (const item of items) trimStrings(item, itemPlan);
   }
 }
-
 
 function hasType(schema: AnySchemaObject, type: string): boolean {
   return Array.isArray(schema.type) ? schema.type.includes(type) : schema.type === type;

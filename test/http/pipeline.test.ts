@@ -183,6 +183,20 @@ test('a query value longer than queryValueCharsMax is a field error', () =>
     { limits: { queryValueCharsMax: 32 } },
   ));
 
+test('raising queryValueCharsMax lets longer filter values through (no schema holds its own limit)', () =>
+  withService(
+    async ({ client }) => {
+      const member = await registerUser(client);
+      for (const [path, param] of [['/api/agents/', 'name'], ['/api/jobs/', 'prompt_slug'], ['/api/traces/services/', 'service_name']]) {
+        const reply = await member.client.get(path!, { [param!]: 'x'.repeat(1500) });
+        assert.is(reply.status, 200, `${path} ${param}: ${reply.text}`);
+      }
+      const tooLong = await member.client.get('/api/agents/', { name: 'x'.repeat(2001) });
+      assert.equal(tooLong.body, { name: ['Ensure this value has at most 2000 characters.'] });
+    },
+    { limits: { queryValueCharsMax: 2000 } },
+  ));
+
 test('an unexpected error is a JSON 500 with a reference, never a stack', () =>
   withService(async ({ client, service }) => {
     const { member, project } = await memberWithProject(client);

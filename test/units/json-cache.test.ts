@@ -40,4 +40,21 @@ test('the cache holds at most jsonCacheCharsMax characters, dropping the oldest 
   assert.is(calls, 6, 'a text larger than the whole cache is never kept');
 });
 
+test('long runs of evictions keep exactly the newest texts that fit', () => {
+  const cache = new JsonCache(100);
+  let calls = 0;
+  const counting = (value: { n: number }) => {
+    calls++;
+    return String(value.n).padStart(8, '0');
+  };
+  const values = Array.from({ length: 5000 }, (_, n) => ({ n }));
+  for (const value of values) cache.text(value, counting);
+  assert.is(calls, 5000);
+  // Each text is 10 characters ("00000123" with quotes): the newest ten fit.
+  for (const value of values.slice(-10)) cache.text(value, counting);
+  assert.is(calls, 5000, 'the newest ten are cached');
+  cache.text(values[4989]!, counting);
+  assert.is(calls, 5001, 'the eleventh newest was dropped');
+});
+
 test.run();

@@ -6,11 +6,11 @@ import type { AgentActor } from '../../actors/registry.ts';
 import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
 import { timestamp, type Deps } from '../deps.ts';
-import { fail } from '../errors.ts';
+import { or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
-import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
+import { projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 export function agentRoutes(deps: Deps): Route[] {
   const { registry, readModel, clock } = deps;
@@ -19,21 +19,14 @@ export function agentRoutes(deps: Deps): Route[] {
   const visibleAgent = (ctx: ApiContext): Agent =>
     seenOr404(deps, ctx.state.principal, readModel.agents.get(ctx.params.id!), (agent) => agent.project);
 
-  const actorOf = (agent: Agent): AgentActor => {
-    const actor = registry.agent(agent.id);
-    if (!actor) throw fail.notFound();
-    return actor;
-  };
-
-  const visibleProjectOr400 = (ctx: ApiContext, id: string): string =>
-    referenceOr400(deps, ctx.state.principal, 'project', id, readModel.projects.get(id), (project) => project.id).id;
+  const actorOf = (agent: Agent): AgentActor => or404(registry.agent(agent.id));
 
   /** PUT and PATCH: only the fields sent change (DRF's update keeps the others). */
   const update = async (ctx: ApiContext) => {
     const agent = visibleAgent(ctx);
     const actor = actorOf(agent);
     const changes = agentChanges(ctx.state.body);
-    const target = changes.project === undefined ? agent.project : visibleProjectOr400(ctx, changes.project);
+    const target = changes.project === undefined ? agent.project : projectReference(deps, ctx.state.principal, changes.project);
     const events = await registry.gates.pass([agent.project, target], () =>
       actor.ask({ type: 'UpdateAgent', changes, now: timestamp(clock) }),
     );
@@ -66,7 +59,7 @@ export function agentRoutes(deps: Deps): Route[] {
       responses: { 201: 'agents.agent-response' },
       async handle(ctx) {
         const body = ctx.state.body;
-        const project = visibleProjectOr400(ctx, body.project as string);
+        const project = projectReference(deps, ctx.state.principal, body.project as string);
         const agent = newAgent(
           { id: randomUUID(), now: timestamp(clock), project, name: body.name as string, slug: body.slug as string },
           agentChanges(body),

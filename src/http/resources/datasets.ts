@@ -9,11 +9,11 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { predicateFor } from '../../query/filters.ts';
 import type { Query } from '../../validation/validator.ts';
 import { timestamp, type Deps } from '../deps.ts';
-import { fail } from '../errors.ts';
+import { fail, or404 } from '../errors.ts';
 import { listDeclaration, replyPage } from '../list.ts';
 import { datapointJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, replyJsonText, type ApiContext, type Route } from '../route.ts';
-import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
+import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 
@@ -25,11 +25,7 @@ export function datasetRoutes(deps: Deps): Route[] {
     seenOr404(deps, ctx.state.principal, readModel.datasets.get(ctx.params.id!), (dataset) => dataset.project);
 
   /** The dataset's agent actor: it stays after a soft delete, so a missing one means the dataset is gone. */
-  const ownerOf = (dataset: Dataset): AgentActor => {
-    const actor = registry.agent(dataset.agent);
-    if (!actor) throw fail.notFound();
-    return actor;
-  };
+  const ownerOf = (dataset: Dataset): AgentActor => or404(registry.agent(dataset.agent));
 
   return [
     {
@@ -64,7 +60,7 @@ export function datasetRoutes(deps: Deps): Route[] {
           throw invalid({ datapoints: { non_field_errors: [`Ensure this field has no more than ${datapointsMax} elements.`] } });
         }
         const agentId = body.agent as string;
-        const agent = referenceOr400(deps, principal, 'agent', agentId, readModel.agents.get(agentId), (found) => found.project);
+        const agent = agentReference(deps, principal, agentId);
         const actor = registry.agent(agent.id);
         if (!actor) throw invalid({ agent: [invalidPk(agentId)] });
         const datapointIds = Array.from(points, () => randomUUID());

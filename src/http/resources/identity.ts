@@ -11,7 +11,7 @@ import { fail } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
 import { noContent, reply, type Route } from '../route.ts';
-import { referenceOr400 } from '../visibility.ts';
+import { projectReference } from '../visibility.ts';
 
 /** last_used_at is a convenience, not a write per request: recorded at most this often. */
 const keyUseRecordIntervalMs = 60_000;
@@ -129,7 +129,7 @@ export function identityRoutes(deps: Deps): Route[] {
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const project = String(body.project);
-        referenceOr400(deps, principal, 'project', project, readModel.projects.get(project), (record) => record.id);
+        projectReference(deps, principal, project);
         const expiresAt = (body.expires_at as string | null | undefined) ?? null;
         if (expiresAt !== null && Date.parse(expiresAt) <= clock.nowMs()) {
           throw invalid({ expires_at: ['Expiry must be in the future.'] });

@@ -7,7 +7,7 @@ import { newIteration, type IterationChanges } from '../../domain/job.ts';
 import { iterationWritableFields, pickPresent, type Job, type JobIteration } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp, type Deps } from '../deps.ts';
-import { fail } from '../errors.ts';
+import { fail, or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { iterationJson } from '../representations.ts';
 import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
@@ -25,8 +25,7 @@ export function iterationRoutes(deps: Deps): Route[] {
 
   /** The iteration as committed; gone meanwhile (deleted with its job) is 404. */
   const answerIteration = (ctx: ApiContext, status: number, id: string) => {
-    const iteration = readModel.iterations.get(id);
-    if (!iteration) throw fail.notFound();
+    const iteration = or404(readModel.iterations.get(id));
     replyRecord(ctx, deps, iteration, iterationJson, status);
   };
 
@@ -39,8 +38,7 @@ export function iterationRoutes(deps: Deps): Route[] {
   };
 
   const move = async (iteration: JobIteration, principal: Principal, targetId: string, changes: IterationChanges) => {
-    const source = registry.job(iteration.job);
-    if (!source) throw fail.notFound();
+    const source = or404(registry.job(iteration.job));
     const target = jobReference(principal, targetId);
     const projects = [...new Set([iteration.project, target.job.project])];
     try {
@@ -61,8 +59,7 @@ export function iterationRoutes(deps: Deps): Route[] {
     if (targetId !== undefined && targetId !== iteration.job) {
       await move(iteration, principal, targetId, changes);
     } else {
-      const actor = registry.job(iteration.job);
-      if (!actor) throw fail.notFound();
+      const actor = or404(registry.job(iteration.job));
       await registry.gates.pass([iteration.project], () => actor.ask({ type: 'UpdateIteration', id: iteration.id, changes }));
     }
     answerIteration(ctx, 200, iteration.id);
@@ -123,8 +120,7 @@ export function iterationRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        const actor = registry.job(iteration.job);
-        if (!actor) throw fail.notFound();
+        const actor = or404(registry.job(iteration.job));
         await registry.gates.pass([iteration.project], () => actor.ask({ type: 'RemoveIteration', id: iteration.id }));
         noContent(ctx);
       },

@@ -8,11 +8,11 @@ import { jobWritableFields, pickPresent, type Agent, type Job } from '../../doma
 import { invalid } from '../../domain/rejection.ts';
 import { canonicalUuid } from '../../validation/validator.ts';
 import { timestamp, type Deps } from '../deps.ts';
-import { fail } from '../errors.ts';
+import { or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { jobJson, jobListItemJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
-import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
+import { agentReference, projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
 
@@ -24,17 +24,9 @@ export function jobRoutes(deps: Deps): Route[] {
 
   /** The job as committed, with its iterations; gone meanwhile (deleted) is 404. */
   const answerJob = (ctx: ApiContext, status: number, id: string) => {
-    const job = readModel.jobs.get(id);
-    if (!job) throw fail.notFound();
+    const job = or404(readModel.jobs.get(id));
     reply(ctx, status, jobJson(job, readModel.iterationsOf(job)));
   };
-
-  /** A referenced agent: visible and not deleted (deleted agents leave the read model). */
-  const agentReference = (principal: Principal, id: string): Agent =>
-    referenceOr400(deps, principal, 'agent', id, readModel.agents.get(id), (agent) => agent.project);
-
-  const projectReference = (principal: Principal, id: string): string =>
-    referenceOr400(deps, principal, 'project', id, readModel.projects.get(id), (project) => project.id).id;
 
   /**
    * decisions §6: the body's project, else the agent's, else the only project the caller sees
@@ -42,7 +34,7 @@ export function jobRoutes(deps: Deps): Route[] {
    */
   const projectForNewJob = (principal: Principal, fields: JobChanges, agent: Agent | undefined): string => {
     if (fields.project) {
-      const project = projectReference(principal, fields.project);
+      const project = projectReference(deps, principal, fields.project);
       if (agent && agent.project !== project) throw agentElsewhere();
       return project;
     }
@@ -55,9 +47,9 @@ export function jobRoutes(deps: Deps): Route[] {
   /** Checks the references an update sends; answers the project the job ends up in. */
   const projectAfterUpdate = (principal: Principal, job: Job, changes: JobChanges): string => {
     if (changes.project === null) throw invalid({ project: ['This field may not be null.'] });
-    const project = changes.project === undefined ? job.project : projectReference(principal, changes.project);
+    const project = changes.project === undefined ? job.project : projectReference(deps, principal, changes.project);
     if (changes.agent) {
-      if (agentReference(principal, changes.agent).project !== project) throw agentElsewhere();
+      if (agentReference(deps, principal, changes.agent).project !== project) throw agentElsewhere();
     } else if (changes.agent === undefined && project !== job.project && job.agent) {
       const agent = readModel.agents.get(job.agent);
       if (agent && agent.project !== project) throw invalid({ project: ["The job's agent belongs to another project."] });
@@ -71,8 +63,7 @@ export function jobRoutes(deps: Deps): Route[] {
     const job = visibleJob(ctx);
     const changes = pickPresent<JobChanges>(body, jobWritableFields);
     const project = projectAfterUpdate(principal, job, changes);
-    const actor = registry.job(job.id);
-    if (!actor) throw fail.notFound();
+    const actor = or404(registry.job(job.id));
     const projects = project === job.project ? [project] : [job.project, project];
     await registry.gates.pass(projects, () => actor.ask({ type: 'UpdateJob', changes, now: timestamp(clock) }));
     answerJob(ctx, 200, job.id);
@@ -109,7 +100,7 @@ export function jobRoutes(deps: Deps): Route[] {
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const fields = pickPresent<JobChanges>(body, jobWritableFields);
-        const agent = fields.agent ? agentReference(principal, fields.agent) : undefined;
+        const agent = fields.agent ? agentReference(deps, principal, fields.agent) : undefined;
         const project = projectForNewJob(principal, fields, agent);
         const job = newJob({ id: randomUUID(), now: timestamp(clock), project, triggeredBy: principal.user.id }, fields);
         await registry.gates.pass([project], () => registry.createJob(job.id, { type: 'CreateJob', job, sent: fields }));
@@ -137,8 +128,7 @@ export function jobRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const job = visibleJob(ctx);
-        const actor = registry.job(job.id);
-        if (!actor) throw fail.notFound();
+        const actor = or404(registry.job(job.id));
         await registry.gates.pass([job.project], () => actor.ask({ type: 'DeleteJob' }));
         noContent(ctx);
       },

@@ -1,11 +1,11 @@
 // /api/projects/ and their memberships. The creator of a project becomes its first member;
 // deleting a project deletes everything in it.
 import { randomUUID } from 'node:crypto';
-import type { ProjectChanges } from '../../domain/project.ts';
-import { pickPresent, type Membership, type Project, type User } from '../../domain/records.ts';
+import { newMembership, newProject, type ProjectChanges } from '../../domain/project.ts';
+import { pickPresent, type Project, type User } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp, type Deps } from '../deps.ts';
-import { fail } from '../errors.ts';
+import { fail, or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { membershipJson, projectJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
@@ -21,8 +21,7 @@ export function projectRoutes(deps: Deps): Route[] {
 
   const update = async (ctx: ApiContext) => {
     const project = visibleProject(ctx, ctx.params.id!);
-    const actor = registry.project(project.id);
-    if (!actor) throw fail.notFound();
+    const actor = or404(registry.project(project.id));
     const changes = pickPresent<ProjectChanges>(ctx.state.body, projectFields);
     await registry.gates.pass([project.id], () => actor.ask({ type: 'UpdateProject', changes, now: timestamp(clock) }));
     reply(ctx, 200, projectJson(readModel.projects.get(project.id)!));
@@ -57,17 +56,11 @@ export function projectRoutes(deps: Deps): Route[] {
         const { principal, body } = ctx.state;
         if (principal.apiKey) throw fail.forbidden('An API key cannot create projects.');
         const now = timestamp(clock);
-        const project: Project = {
-          id: randomUUID(),
-          created_at: now,
-          updated_at: now,
-          name: body.name as string,
-          slug: body.slug as string,
-          description: (body.description as string | null | undefined) ?? null,
-          is_active: (body.is_active as boolean | null | undefined) ?? null,
-          settings: (body.settings as Project['settings'] | undefined) ?? null,
-        };
-        const creator = newMembership(project.id, principal.user, now);
+        const project = newProject(
+          { id: randomUUID(), now, name: body.name as string, slug: body.slug as string },
+          pickPresent<ProjectChanges>(body, projectFields),
+        );
+        const creator = newMembership({ id: randomUUID(), project: project.id, now }, principal.user);
         await registry.createProject(project.id, { type: 'CreateProject', project, creator });
         reply(ctx, 201, projectJson(readModel.projects.get(project.id)!));
       },
@@ -92,8 +85,7 @@ export function projectRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.id!);
-        const actor = registry.project(project.id);
-        if (!actor) throw fail.notFound();
+        const actor = or404(registry.project(project.id));
         await registry.deleteProject(actor);
         noContent(ctx);
       },
@@ -125,9 +117,8 @@ export function projectRoutes(deps: Deps): Route[] {
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const user = memberToAdd(deps, ctx.state.body);
-        const actor = registry.project(project.id);
-        if (!actor) throw fail.notFound();
-        const membership = newMembership(project.id, user, timestamp(clock));
+        const actor = or404(registry.project(project.id));
+        const membership = newMembership({ id: randomUUID(), project: project.id, now: timestamp(clock) }, user);
         await registry.gates.pass([project.id], () =>
           actor.ask({ type: 'AddMember', membership, membershipsMax: deps.config.limits.membershipsPerProjectMax }),
         );
@@ -145,8 +136,7 @@ export function projectRoutes(deps: Deps): Route[] {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const membership = readModel.memberships.get(ctx.params.id!);
         if (!membership || membership.project !== project.id) throw fail.notFound();
-        const actor = registry.project(project.id);
-        if (!actor) throw fail.notFound();
+        const actor = or404(registry.project(project.id));
         await registry.gates.pass([project.id], () =>
           actor.ask({ type: 'RemoveMember', id: membership.id, requestedBy: ctx.state.principal.user.id }),
         );
@@ -154,10 +144,6 @@ export function projectRoutes(deps: Deps): Route[] {
       },
     },
   ];
-}
-
-function newMembership(project: string, user: User, now: string): Membership {
-  return { id: randomUUID(), project, user: user.id, user_email: user.email, created_at: now, updated_at: now };
 }
 
 function memberToAdd(deps: Deps, body: Record<string, unknown>): User {
