@@ -128,12 +128,11 @@ test(`${requestsTotal} generated hostile requests over every route: no 5xx, ever
       const routes = allRoutes(deps);
       const fixtures = await Fixtures.create(client);
       const context = { random, validator: deps.validator, limits: deps.config.limits, fixtures };
-      const statuses = new Map<number, number>(); let last = "";
+      const statuses = new Map<number, number>();
       for (let index = 0; index < requestsTotal; index++) {
-        if (index % repairEvery === 0) await fixtures.repair().catch((e) => { console.log("REPAIR", index, e.message, last); throw e; });
+        if (index % repairEvery === 0) await fixtures.repair();
         const route = routes[index % routes.length]!;
-        const fuzz = await generateRequest(route, context); last = fuzz.method + " " + fuzz.path + " " + fuzz.mutations.join(";") + " " + fuzz.body?.toString();
-        await new Promise((resolve) => setImmediate(resolve));
+        const fuzz = await generateRequest(route, context);
         const writesBefore = kv.writes;
         let answer: Answer;
         try {

@@ -8,7 +8,7 @@ import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../../src/config.ts';
 import type { Route } from '../../src/http/route.ts';
 import type { Validator } from '../../src/validation/validator.ts';
-import { exportRequestType, messageFromOtlpJson } from '../../src/traces/otlp.ts';
+import { protobufOf } from '../traces/helpers.ts';
 import { referenceFields, resourceOfParam, type Fixtures } from './fixtures.ts';
 import type { Random } from './random.ts';
 
@@ -482,7 +482,7 @@ function otlpBody(context: GeneratorContext, mutations: string[]): BodyPart {
   if (encoding === 'json') body = Buffer.from(JSON.stringify(random.chance(0.1) ? { resourceSpans: randomJson(random) } : request));
   else if (encoding === 'json garbage') body = Buffer.from(JSON.stringify(randomJson(random)));
   else if (encoding === 'protobuf garbage') body = Buffer.from(Array.from({ length: random.int(0, 200) }, () => random.int(0, 255)));
-  else body = protobufOf(request, random);
+  else body = protobufOrGarbage(request, random);
   const contentType = encoding.startsWith('json') ? 'application/json' : 'application/x-protobuf';
   if (random.chance(0.1)) {
     mutations.push('gzip');
@@ -492,9 +492,9 @@ function otlpBody(context: GeneratorContext, mutations: string[]): BodyPart {
 }
 
 /** Protobuf of a request; values protobuf cannot hold make garbage instead, which is as good a test. */
-function protobufOf(request: object, random: Random): Buffer {
+function protobufOrGarbage(request: object, random: Random): Buffer {
   try {
-    return Buffer.from(exportRequestType.encode(messageFromOtlpJson(request)).finish());
+    return Buffer.from(protobufOf(request));
   } catch {
     return Buffer.from(Array.from({ length: 50 }, () => random.int(0, 255)));
   }

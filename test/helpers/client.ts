@@ -24,6 +24,17 @@ export class Client {
     return this.request('GET', path + search);
   }
 
+  /** Every item of a paginated list, page after page (each page must answer 200). */
+  async listAll(path: string, query: Record<string, string | number | boolean> = {}): Promise<any[]> {
+    const items: any[] = [];
+    for (let page = 1; ; page++) {
+      const reply = await this.get(path, { ...query, page_size: 100, page });
+      if (reply.status !== 200) throw new Error(`${path} page ${page}: ${reply.status} ${reply.text}`);
+      items.push(...reply.body.results);
+      if (!reply.body.next) return items;
+    }
+  }
+
   post<T = any>(path: string, body?: unknown): Promise<Reply<T>> {
     return this.request('POST', path, body);
   }

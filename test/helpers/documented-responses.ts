@@ -116,7 +116,8 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
-function escapePointer(part: string): string {
+/** A JSON pointer segment (RFC 6901). */
+export function escapePointer(part: string): string {
   return part.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -11,7 +11,6 @@ export class FaultyKv implements Kv {
   /** Writes "succeed" without reaching the store while this is set. */
   discardWrites = false;
   writes = 0;
-  failedWrites = 0;
 
   constructor(readonly inner: Kv) {}
 
@@ -26,10 +25,7 @@ export class FaultyKv implements Kv {
   async write(ops: readonly KvOp[]): Promise<void> {
     this.writes++;
     if (this.hold) await this.hold;
-    if (this.failWith) {
-      this.failedWrites++;
-      throw this.failWith;
-    }
+    if (this.failWith) throw this.failWith;
     if (!this.discardWrites) await this.inner.write(ops);
   }
 

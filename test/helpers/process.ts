@@ -6,6 +6,12 @@ import { freePort, npmStartArgs, root, waitForHealth } from '../../scripts/servi
 /** A child that is not healthy by then is killed and the test fails. */
 const healthTimeoutMs = 60_000;
 
+/** Children still running when the test process ends (a test failed midway) are killed with it. */
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
@@ -21,6 +27,8 @@ export async function spawnService(env: Record<string, string>, cwd = root): Pro
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', PASSWORD_HASH_COST: '1024', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

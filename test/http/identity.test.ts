@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApiKey, createProject, registerUser, unique } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 
 test('registering answers 201 with a token pair and the user', () =>
   withService(async ({ client }) => {
@@ -174,9 +175,10 @@ test('an API key records when it was last used', () =>
     const created = await createApiKey(member.client, project.id);
     await client.as({ apiKey: created.key }).get('/api/auth/me/');
     let lastUsed = null;
-    for (let attempt = 0; attempt < 50 && !lastUsed; attempt++) {
+    await until(async () => {
       lastUsed = (await member.client.get('/api/auth/api-keys/')).body.results[0].last_used_at;
-    }
+      return lastUsed !== null;
+    }, 'last_used_at is recorded');
     assert.type(lastUsed, 'string');
   }));
 

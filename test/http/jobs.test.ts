@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createAgent } from '../helpers/agent-fixtures.ts';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
-import { createAgent, createIteration, createJob, deleteAgent, jobFields, jobListItemFields } from '../helpers/job-fixtures.ts';
+import { createIteration, createJob, jobFields, jobListItemFields } from '../helpers/job-fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
 const statuses = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -162,7 +163,7 @@ test("a new job without a project takes its agent's project", () =>
   withService(async (running) => {
     const { member } = await memberWithProject(running.client);
     const second = await createProject(member.client);
-    const agent = await createAgent(running, second.id);
+    const agent = await createAgent(member.client, second.id);
     const job = await createJob(member.client, { agent: agent.id });
     assert.is(job.project, second.id);
     assert.is(job.agent, agent.id);
@@ -194,7 +195,7 @@ test('an agent of another project than the one sent is refused', () =>
   withService(async (running) => {
     const { member, project } = await memberWithProject(running.client);
     const second = await createProject(member.client);
-    const agent = await createAgent(running, second.id);
+    const agent = await createAgent(member.client, second.id);
     const reply = await member.client.post('/api/jobs/', { project: project.id, agent: agent.id });
     assert.is(reply.status, 400);
     assert.equal(reply.body, { agent: ['This agent belongs to another project than the job.'] });
@@ -205,7 +206,7 @@ test('references to missing, invisible or deleted records are "Invalid pk"', () 
   withService(async (running) => {
     const { member, project } = await memberWithProject(running.client);
     const stranger = await memberWithProject(running.client);
-    const strangerAgent = await createAgent(running, stranger.project.id);
+    const strangerAgent = await createAgent(stranger.member.client, stranger.project.id);
     const missing = '6f1c2a7e-0000-4000-8000-000000000000';
     const cases: [Record<string, unknown>, Record<string, string[]>][] = [
       [{ project: missing }, { project: [`Invalid pk "${missing}" - object does not exist.`] }],
@@ -218,8 +219,8 @@ test('references to missing, invisible or deleted records are "Invalid pk"', () 
       assert.is(reply.status, 400);
       assert.equal(reply.body, errors);
     }
-    const ownAgent = await createAgent(running, project.id);
-    await deleteAgent(running, ownAgent.id);
+    const ownAgent = await createAgent(member.client, project.id);
+    assert.is((await member.client.delete(`/api/agents/${ownAgent.id}/`)).status, 204);
     const deleted = await member.client.post('/api/jobs/', { agent: ownAgent.id });
     assert.equal(deleted.body, { agent: [`Invalid pk "${ownAgent.id}" - object does not exist.`] });
   }));
@@ -337,9 +338,9 @@ test('PUT keeps the fields it leaves out, as DRF does when nothing is required',
 test('an update can set or clear the agent; an agent of another project is refused', () =>
   withService(async (running) => {
     const { member, project } = await memberWithProject(running.client);
-    const agent = await createAgent(running, project.id);
+    const agent = await createAgent(member.client, project.id);
     const second = await createProject(member.client);
-    const elsewhere = await createAgent(running, second.id);
+    const elsewhere = await createAgent(member.client, second.id);
     const job = await createJob(member.client, { project: project.id });
     const set = await member.client.patch(`/api/jobs/${job.id}/`, { agent: agent.id });
     assert.is(set.body.agent, agent.id);
@@ -373,7 +374,7 @@ test("moving a job refuses a project its agent is not in, an invisible project, 
     const { member, project } = await memberWithProject(running.client);
     const second = await createProject(member.client);
     const stranger = await memberWithProject(running.client);
-    const agent = await createAgent(running, project.id);
+    const agent = await createAgent(member.client, project.id);
     const job = await createJob(member.client, { agent: agent.id });
     const away = await member.client.patch(`/api/jobs/${job.id}/`, { project: second.id });
     assert.is(away.status, 400);
@@ -393,10 +394,9 @@ test('a job embeds its iterations by order, then created_at, with unordered ones
     async ({ client }) => {
       const { member } = await memberWithProject(client);
       const job = await createJob(member.client);
-      const made: Record<string, string> = {};
       for (const [name, order] of [['c', 2], ['none', null], ['a', 1], ['b', 2], ['first', -5]] as const) {
         now += 1000;
-        made[name] = (await createIteration(member.client, job.id, { iteration_name: name, order })).id;
+        await createIteration(member.client, job.id, { iteration_name: name, order });
       }
       const read = await member.client.get(`/api/jobs/${job.id}/`);
       assert.equal(read.body.iterations.map((item: any) => item.iteration_name), ['first', 'a', 'c', 'b', 'none']);
@@ -503,7 +503,7 @@ test('jobs filter by agent, analyzer_model, data_source, prompt_slug, job_type, 
   withService(async (running) => {
     const { member, project } = await memberWithProject(running.client);
     const second = await createProject(member.client);
-    const agent = await createAgent(running, project.id);
+    const agent = await createAgent(member.client, project.id);
     const a = await createJob(member.client, {
       project: project.id, agent: agent.id, analyzer_model: 'judge-a', data_source: 'seed', prompt_slug: 'p1', job_type: 'inference', status: 'running',
     });

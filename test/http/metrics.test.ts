@@ -5,6 +5,7 @@ import type { Client } from '../helpers/client.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
 import { memberWithProject } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 import { baseNs, ms, otlpJson, postJson, spanId, traceId } from '../traces/helpers.ts';
 
 interface Sample {
@@ -132,11 +133,10 @@ test('waiting messages show as mailbox depths per actor kind, and a failed store
       const writes = [1, 2, 3, 4].map((n) => member.client.patch(`/api/projects/${project.id}/`, { description: `update ${n}` }));
       let samples: Sample[] = [];
       try {
-        for (let attempt = 0; attempt < 50; attempt++) {
+        await until(async () => {
           samples = (await scrape(client)).samples;
-          if (value(samples, 'overmind_mailbox_messages', { kind: 'project' }) === 3) break;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+          return value(samples, 'overmind_mailbox_messages', { kind: 'project' }) === 3;
+        }, 'three messages wait in the project mailbox');
       } finally {
         release();
         await Promise.all(writes);

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { allRoutes } from '../../src/app.ts';
 import type { OpenApiDocument, Operation, ResponseObject } from '../../src/http/openapi.ts';
 import type { Route } from '../../src/http/route.ts';
+import { escapePointer } from '../helpers/documented-responses.ts';
 import { start, type Running } from '../helpers/service.ts';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -68,10 +69,6 @@ function operations(document: OpenApiDocument): { path: string; method: Method; 
 
 function key(method: string, path: string): string {
   return `${method.toUpperCase()} ${path}`;
-}
-
-function escapePointer(part: string): string {
-  return part.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 function formatErrors(errors: unknown): string {

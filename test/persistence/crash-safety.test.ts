@@ -6,12 +6,12 @@
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { exportRequestType, messageFromOtlpJson } from '../../src/traces/otlp.ts';
 import { Random, testSeed } from '../fuzz/random.ts';
 import { Client, type Reply } from '../helpers/client.ts';
 import { createProject, registerUser } from '../helpers/fixtures.ts';
 import { spawnService, type ServiceProcess } from '../helpers/process.ts';
 import { tempDataDir } from '../helpers/service.ts';
+import { protobufOf } from '../traces/helpers.ts';
 
 const killRounds = 10;
 const writers = 6;
@@ -356,7 +356,7 @@ const ingestSpans: Operation = async (world, client, random) => {
   const protobuf = random.chance(0.5);
   await tracked(world, [[batch.exists, true]], () =>
     protobuf
-      ? client.request('POST', '/v1/traces', exportRequestType.encode(messageFromOtlpJson(body)).finish(), { 'content-type': 'application/x-protobuf' })
+      ? client.request('POST', '/v1/traces', protobufOf(body), { 'content-type': 'application/x-protobuf' })
       : client.request('POST', '/v1/traces', JSON.stringify(body), { 'content-type': 'application/json' }),
   );
 };
@@ -393,7 +393,8 @@ function startLoad(world: World, client: Client, random: Random): Promise<void> 
         try {
           await pickOperation(random)(world, client, random);
         } catch (error) {
-          if (error instanceof TypeError) return; // fetch failed: the connection died with the process
+          // fetch failed: the connection died with the process. Any other error is a bug.
+          if (error instanceof TypeError && error.message === 'fetch failed') return;
           throw error;
         }
       }
@@ -403,16 +404,6 @@ function startLoad(world: World, client: Client, random: Random): Promise<void> 
 
 // ---------------------------------------------------------------------------------------------
 // Reading everything back and checking it against what may have landed.
-
-async function listAll(client: Client, path: string, query: Record<string, string> = {}): Promise<any[]> {
-  const items: any[] = [];
-  for (let page = 1; ; page++) {
-    const reply = await client.get(path, { ...query, page_size: 100, page });
-    assert.is(reply.status, 200, `${path}: ${reply.text}`);
-    items.push(...reply.body.results);
-    if (!reply.body.next) return items;
-  }
-}
 
 /** Runs `work` on every item, a few at a time. */
 async function eachLimited<T>(items: readonly T[], work: (item: T) => Promise<void>, concurrency = 8): Promise<void> {
@@ -437,10 +428,10 @@ function assertOnlyTracked(listed: Iterable<string>, tracked: Map<string, unknow
  * known state: records that are not there are forgotten.
  */
 async function verify(world: World, client: Client): Promise<void> {
-  const agents = byKey(await listAll(client, '/api/agents/'), (agent) => agent.slug);
-  const datasets = byKey(await listAll(client, '/api/datasets/'), (dataset) => dataset.name);
-  const jobs = byKey(await listAll(client, '/api/jobs/'), (job) => job.prompt_slug);
-  const iterations = byKey(await listAll(client, '/api/job-iterations/'), (iteration) => iteration.iteration_name);
+  const agents = byKey(await client.listAll('/api/agents/'), (agent) => agent.slug);
+  const datasets = byKey(await client.listAll('/api/datasets/'), (dataset) => dataset.name);
+  const jobs = byKey(await client.listAll('/api/jobs/'), (job) => job.prompt_slug);
+  const iterations = byKey(await client.listAll('/api/job-iterations/'), (iteration) => iteration.iteration_name);
   assertOnlyTracked(agents.keys(), world.agents, 'agent');
   assertOnlyTracked(datasets.keys(), world.datasets, 'dataset');
   assertOnlyTracked(jobs.keys(), world.jobs, 'job');
@@ -496,7 +487,7 @@ async function verify(world: World, client: Client): Promise<void> {
     if (job.id !== null) assert.is(listed.id, job.id, `job ${job.slug} id`);
     const full = (await client.get(`/api/jobs/${listed.id}/`)).body;
     assertPossible(job.bestScore, full.best_score, `job ${job.slug} best_score`);
-    const ofJob = await listAll(client, '/api/job-iterations/', { job: listed.id });
+    const ofJob = await client.listAll('/api/job-iterations/', { job: listed.id });
     const byId = (a: any, b: any) => (a.id < b.id ? -1 : 1);
     assert.equal([...full.iterations].sort(byId), ofJob.sort(byId), `job ${job.slug}: embedded iterations against the listing`);
     job.id = listed.id;

@@ -10,6 +10,7 @@ import { FaultyKv } from '../helpers/faulty-kv.ts';
 import { createApiKey, createProject, registerUser, unique } from '../helpers/fixtures.ts';
 import { createIteration, createJob } from '../helpers/job-fixtures.ts';
 import { start } from '../helpers/service.ts';
+import { baseNs, ms, otlpJson } from '../traces/helpers.ts';
 
 /** Everything the caller can read, to compare before and after a failed write. */
 async function everything(client: Client) {
@@ -26,12 +27,10 @@ async function everything(client: Client) {
   };
 }
 
-const otlpExport = (traceId: string, project: string) => ({
-  resourceSpans: [{
-    resource: { attributes: [{ key: 'service.name', value: { stringValue: 'failing-store' } }, { key: 'overmind.project.id', value: { stringValue: project } }] },
-    scopeSpans: [{ spans: [{ traceId, spanId: 'a1b2c3d4e5f60718', name: 'call', kind: 1, startTimeUnixNano: '1767225600000000000', endTimeUnixNano: '1767225601000000000' }] }],
-  }],
-});
+const otlpExport = (traceId: string, project: string) =>
+  otlpJson({ 'service.name': 'failing-store', 'overmind.project.id': project }, [
+    { traceId, spanId: 'a1b2c3d4e5f60718', name: 'call', start: baseNs, end: baseNs + ms(1000) },
+  ]);
 
 test('every kind of write answers 503 on a store failure, changes nothing, and succeeds once the store recovers', async () => {
   const inner = new MemoryKv();

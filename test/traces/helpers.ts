@@ -7,6 +7,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { gzipSync } from 'node:zlib';
 import * as assert from 'uvu/assert';
+import { exportRequestType, messageFromOtlpJson } from '../../src/traces/otlp.ts';
 import type { Client, Reply } from '../helpers/client.ts';
 
 export { SpanKind, SpanStatusCode };
@@ -129,6 +130,11 @@ export function postJson(client: Client, body: object, options: { gzip?: boolean
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.gzip) headers['content-encoding'] = 'gzip';
   return client.request('POST', options.path ?? '/v1/traces', options.gzip ? gzipSync(text) : text, headers);
+}
+
+/** OTLP/JSON transcoded to protobuf, as the protobuf exporter would send it. */
+export function protobufOf(json: object): Uint8Array {
+  return exportRequestType.encode(messageFromOtlpJson(json)).finish();
 }
 
 /** A hex id of `bytes` bytes built from a small number, so tests can name ids. */

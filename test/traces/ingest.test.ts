@@ -3,14 +3,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gzipSync } from 'node:zlib';
-import { exportRequestType, messageFromOtlpJson } from '../../src/traces/otlp.ts';
+import { exportRequestType } from '../../src/traces/otlp.ts';
 import type { KvOp } from '../../src/store/kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import type { Client } from '../helpers/client.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
 import { withService, type Running } from '../helpers/service.ts';
-import { baseNs, exporting, ms, otlpJson, postJson, spanId, SpanKind, SpanStatusCode, traceId } from './helpers.ts';
+import { until } from '../helpers/wait.ts';
+import { baseNs, exporting, ms, otlpJson, postJson, protobufOf, spanId, SpanKind, SpanStatusCode, traceId } from './helpers.ts';
 
 const responseType = exportRequestType.root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 
@@ -335,11 +336,6 @@ test('an export whose commit fails is 503 and leaves nothing behind; the next ex
   );
 });
 
-/** OTLP/JSON transcoded to protobuf, as the protobuf exporter would send it. */
-function protobufOf(json: object): Uint8Array {
-  return exportRequestType.encode(messageFromOtlpJson(json)).finish();
-}
-
 /** Posts `json` transcoded to protobuf with the client's credentials; the answer as bytes. */
 async function postProtobuf(running: Running, client: Client, json: object) {
   const credentials = client.credentials as { apiKey: string };
@@ -352,10 +348,9 @@ async function postProtobuf(running: Running, client: Client, json: object) {
 }
 
 /** Resolves once a write has reached the store (and is held there). */
-async function writeReached(kv: FaultyKv): Promise<void> {
+function writeReached(kv: FaultyKv): Promise<void> {
   const before = kv.writes;
-  for (let i = 0; i < 400 && kv.writes === before; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.ok(kv.writes > before, 'a write reached the store');
+  return until(() => kv.writes > before, 'a write reached the store');
 }
 
 /** A MemoryKv that remembers the ops of every commit. */

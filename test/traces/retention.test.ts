@@ -9,6 +9,7 @@ import { Traces } from '../../src/traces/traces.ts';
 import type { Client } from '../helpers/client.ts';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
 import { start, withService } from '../helpers/service.ts';
+import { until } from '../helpers/wait.ts';
 import { baseNs, ms, otlpJson, postJson, spanId, traceId } from './helpers.ts';
 
 const dayNs = 86_400_000_000_000n;
@@ -16,11 +17,6 @@ const baseMs = Number(baseNs / 1_000_000n);
 
 async function names(client: Client, query: Record<string, string | boolean> = {}): Promise<string[]> {
   return (await client.get('/api/traces/', { page_size: 100, ...query })).body.results.map((span: any) => span.name);
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.ok(condition(), 'condition reached in time');
 }
 
 test('spans that started more than TRACE_RETENTION_DAYS ago are pruned, batch by batch', () =>
@@ -75,7 +71,7 @@ test('deleting a project removes its spans and leaves other projects\' alone', (
       assert.is((await member.client.delete(`/api/projects/${project.id}/`)).status, 204);
       assert.equal(await names(member.client, { all_spans: true }), ['p2', 'p2', 'p2', 'p2', 'p2']);
       const { store } = running.service.deps.traces;
-      await until(() => [...store.projects()].length === 1);
+      await until(() => [...store.projects()].length === 1, 'the deleted project\'s spans are removed');
       assert.equal([...store.projects()], [kept.id]);
       assert.equal([...store.spans.keys({ start: [project.id], end: [project.id, '\uffff'] })], []);
       assert.equal((await member.client.get('/api/traces/services/')).body.results, ['service-2']);
@@ -116,7 +112,7 @@ test('at start, spans of projects that no longer exist are removed', async () =>
   await before.close();
   const after = new Traces(options);
   after.start((project) => project === 'here');
-  await until(() => [...after.store.projects()].join() === 'here');
+  await until(() => [...after.store.projects()].join() === 'here', 'the removal resumed after the restart');
   assert.is(after.store.spanCount('here', 'all', ''), 3);
   await after.close();
 });

@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { agentKind } from '../../src/actors/kinds.ts';
 import { agentDecider, newAgent, newDataset, type AgentCommand, type AgentEvent, type AgentState } from '../../src/domain/agent.ts';
 import { replay } from '../../src/domain/decider.ts';
-import { rejection, step as decide } from '../helpers/deciders.ts';
+import { rejection, snapshotRoundTrip, step as decide, storedEvents } from '../helpers/deciders.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-02T00:00:00.000Z';
@@ -172,7 +173,7 @@ test('a new dataset defaults each order to its index and keeps datapoints sorted
   assert.is(made.metadata, null);
 });
 
-test('replaying the events of a history rebuilds the same state', () => {
+test('recovery rebuilds the same state, from the stored events or from a snapshot', () => {
   let state = created();
   const events: AgentEvent[] = [{ type: 'AgentCreated', agent: state.agent! }];
   for (const command of [
@@ -185,10 +186,11 @@ test('replaying the events of a history rebuilds the same state', () => {
     state = result.state;
     events.push(...result.events);
   }
-  const rebuilt = replay(agentDecider, agentDecider.initialState(), events);
-  assert.equal(rebuilt.agent, state.agent);
-  assert.equal([...rebuilt.datasets.entries()], [...state.datasets.entries()]);
-  assert.is(rebuilt.lastVersion, 2);
+  for (const rebuilt of [replay(agentDecider, agentDecider.initialState(), storedEvents(agentKind, events)), snapshotRoundTrip(agentKind, state)]) {
+    assert.equal(rebuilt.agent, state.agent);
+    assert.equal([...rebuilt.datasets.entries()], [...state.datasets.entries()]);
+    assert.is(rebuilt.lastVersion, 2);
+  }
 });
 
 test.run();

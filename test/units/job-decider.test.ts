@@ -1,12 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { jobKind } from '../../src/actors/kinds.ts';
 import { replay } from '../../src/domain/decider.ts';
 import {
   canMove, changesNothing, deriveImprovement, jobDecider, newIteration, newJob,
   type JobChanges, type JobCommand, type JobEvent, type JobState,
 } from '../../src/domain/job.ts';
 import { jobStatuses, type JobStatus } from '../../src/domain/records.ts';
-import { rejection, step as decide } from '../helpers/deciders.ts';
+import { rejection, snapshotRoundTrip, step as decide, storedEvents } from '../helpers/deciders.ts';
 
 const now = '2026-01-01T00:00:00.000Z';
 const later = '2026-01-01T00:00:05.000Z';
@@ -151,7 +152,7 @@ test('a deleted job ends its stream: iterations go with it and later commands ar
   assert.throws(() => jobDecider.decide(state, { type: 'CreateJob', job: newJob({ id: 'job-1', now, project: 'p', triggeredBy: 1 }), sent: {} }));
 });
 
-test('replaying the events of a history rebuilds the same state', () => {
+test('recovery rebuilds the same state, from the stored events or from a snapshot', () => {
   const commands: JobCommand[] = [
     { type: 'AddIteration', iteration: iteration('a', { order: 2 }), iterationsMax: 10 },
     { type: 'AddIteration', iteration: iteration('b'), iterationsMax: 10 },
@@ -167,10 +168,11 @@ test('replaying the events of a history rebuilds the same state', () => {
     state = result.state;
     history.push(...result.events);
   }
-  const rebuilt = replay(jobDecider, jobDecider.initialState(), history);
-  assert.equal(rebuilt.job, state.job);
-  assert.equal([...rebuilt.iterations.entries()], [...state.iterations.entries()]);
-  assert.is(rebuilt.job!.improvement, 0.5);
+  for (const rebuilt of [replay(jobDecider, jobDecider.initialState(), storedEvents(jobKind, history)), snapshotRoundTrip(jobKind, state)]) {
+    assert.equal(rebuilt.job, state.job);
+    assert.equal([...rebuilt.iterations.entries()], [...state.iterations.entries()]);
+    assert.is(rebuilt.job!.improvement, 0.5);
+  }
 });
 
 test.run();
