@@ -573,7 +573,7 @@ export interface components {
         "agents.agent": {
             name: string;
             project: components["schemas"]["common.pk"];
-            slug: string;
+            slug: components["schemas"]["common.slug"];
             active_dataset?: components["schemas"]["common.pkOrNull"];
             agent_description?: components["schemas"]["common.json"];
             agent_path?: string | null;
@@ -655,7 +655,7 @@ export interface components {
         "agents.agent-patch": {
             name?: string;
             project?: components["schemas"]["common.pk"];
-            slug?: string;
+            slug?: components["schemas"]["common.slug"];
             active_dataset?: components["schemas"]["common.pkOrNull"];
             agent_description?: components["schemas"]["common.json"];
             agent_path?: string | null;
@@ -876,6 +876,7 @@ export interface components {
         "common.pk": string;
         /** Format: uuid */
         "common.pkOrNull": string | null;
+        "common.slug": string;
         "common.textOrNull": string | null;
         /** @description A page of datasets.datapoint-response. */
         "datasets.datapoint-page": {
@@ -1098,6 +1099,8 @@ export interface components {
             prompt_slug: string | null;
             /** @enum {string} */
             status: "pending" | "running" | "completed" | "failed" | "cancelled";
+            /** @description The job's agent's display_name, else its name; null when the job has no agent. */
+            agent_display_name: string | null;
         };
         "jobs.job-patch": {
             agent?: components["schemas"]["common.pkOrNull"];
@@ -1156,6 +1159,8 @@ export interface components {
             status: "pending" | "running" | "completed" | "failed" | "cancelled";
             /** @description The id of the user who created the job. */
             triggered_by: number | null;
+            /** @description The job's agent's display_name, else its name; null when the job has no agent. */
+            agent_display_name: string | null;
         };
         "memberships.membership-add": {
             user_id?: number | null;
@@ -1193,7 +1198,7 @@ export interface components {
         };
         "projects.project": {
             name: string;
-            slug: string;
+            slug: components["schemas"]["common.slug"];
             description?: string | null;
             is_active?: components["schemas"]["common.booleanOrNull"];
             settings?: components["schemas"]["common.json"];
@@ -1217,7 +1222,7 @@ export interface components {
         };
         "projects.project-patch": {
             name?: string;
-            slug?: string;
+            slug?: components["schemas"]["common.slug"];
             description?: string | null;
             is_active?: components["schemas"]["common.booleanOrNull"];
             settings?: components["schemas"]["common.json"];
@@ -1322,6 +1327,12 @@ export interface components {
             span_id: string;
             /** @description null for a root span. */
             parent_span_id: string | null;
+            /** @description True when the span has no parent. */
+            is_root: boolean;
+            /** @description llm_call, tool_call, retrieval or workflow (or the span's own overmind.span_type), derived from its attributes: see the README's trace notes. */
+            span_type: string;
+            /** @description Tokens the span reports (gen_ai.usage.*); a row that stands for its trace (the trace list, a trace's root) counts the whole trace. */
+            total_tokens: number;
             /** Format: uuid */
             project: string;
             /** Format: uuid */

@@ -1,7 +1,7 @@
 // An agent and its dataset versions: one stream per agent, so that versions are assigned one
 // after another even when datasets are posted concurrently.
 import type { Decider } from './decider.ts';
-import { agentWritableFields, writableOrNull, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
+import { agentBlankText, agentWritableFields, writableOrDefault, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
 import { invalid, invalidPk, notFound } from './rejection.ts';
 
 export interface AgentState {
@@ -13,7 +13,7 @@ export interface AgentState {
 
 export type AgentChanges = Partial<Omit<Agent, 'id' | 'created_at' | 'updated_at'>>;
 
-/** A new agent record: every writable field null unless given (is_deleted false). */
+/** A new agent record: every writable field as given, else its default (is_deleted false). */
 export function newAgent(
   identity: { id: string; now: Timestamp; project: string; name: string; slug: string },
   fields: AgentChanges = {},
@@ -22,7 +22,7 @@ export function newAgent(
     id: identity.id,
     created_at: identity.now,
     updated_at: identity.now,
-    ...writableOrNull(agentWritableFields, fields),
+    ...writableOrDefault(agentWritableFields, fields, agentBlankText),
     project: identity.project,
     name: identity.name,
     slug: identity.slug,
@@ -30,7 +30,7 @@ export function newAgent(
   } as Agent;
 }
 
-/** A posted datapoint; omitted fields read back as null. */
+/** A posted datapoint; an omitted persona reads back as "", other omitted fields as null. */
 export interface DatapointInput {
   expected_output?: Json;
   input?: Json;
@@ -57,7 +57,7 @@ export function newDataset(
     expected_output: point.expected_output ?? null,
     input: point.input ?? null,
     order: point.order ?? index,
-    persona: point.persona ?? null,
+    persona: point.persona === undefined ? '' : point.persona,
     tags: point.tags ?? null,
   }));
   datapoints.sort((a, b) => a.order - b.order); // stable: equal orders keep their position
@@ -67,11 +67,11 @@ export function newDataset(
     project: identity.project,
     created_at: identity.now,
     version: 0,
-    generator_model: fields.generator_model ?? null,
+    generator_model: fields.generator_model === undefined ? '' : fields.generator_model,
     metadata: fields.metadata ?? null,
-    name: fields.name ?? null,
-    policy_hash: fields.policy_hash ?? null,
-    source: fields.source ?? null,
+    name: fields.name === undefined ? '' : fields.name,
+    policy_hash: fields.policy_hash === undefined ? '' : fields.policy_hash,
+    source: fields.source === undefined ? 'seed' : fields.source,
     num_datapoints: datapoints.length,
     datapoints,
   };

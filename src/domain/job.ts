@@ -1,6 +1,6 @@
 // A job and its iterations: one stream per job.
 import type { Decider } from './decider.ts';
-import { iterationWritableFields, jobWritableFields, writableOrNull, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
+import { iterationBlankText, iterationWritableFields, jobBlankText, jobWritableFields, writableOrDefault, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
 import { conflict, invalid, notFound } from './rejection.ts';
 
 export interface JobState {
@@ -12,20 +12,20 @@ export interface JobState {
 export type JobChanges = Partial<Omit<Job, 'id' | 'created_at' | 'updated_at' | 'triggered_by'>>;
 export type IterationChanges = Partial<Omit<JobIteration, 'id' | 'created_at' | 'job' | 'project'>>;
 
-/** A new job: every writable field null unless given; status pending unless given. */
+/** A new job: every writable field as given, else its default; status pending unless given. */
 export function newJob(identity: { id: string; now: Timestamp; project: string; triggeredBy: number | null }, fields: JobChanges = {}): Job {
   return {
     id: identity.id,
     created_at: identity.now,
     updated_at: identity.now,
-    ...writableOrNull(jobWritableFields, fields),
+    ...writableOrDefault(jobWritableFields, fields, jobBlankText),
     project: identity.project,
     status: fields.status ?? 'pending',
     triggered_by: identity.triggeredBy,
   } as Job;
 }
 
-/** A new iteration of `job`: every optional field null unless given. */
+/** A new iteration of `job`: every optional field as given, else its default. */
 export function newIteration(
   identity: { id: string; now: Timestamp; job: string; project: string; iterationName: string },
   fields: IterationChanges = {},
@@ -33,7 +33,7 @@ export function newIteration(
   return {
     id: identity.id,
     created_at: identity.now,
-    ...writableOrNull(iterationWritableFields, fields),
+    ...writableOrDefault(iterationWritableFields, fields, iterationBlankText),
     job: identity.job,
     project: identity.project,
     iteration_name: identity.iterationName,

@@ -20,7 +20,7 @@ export function newProject(identity: { id: Uuid; now: Timestamp; name: string; s
     updated_at: identity.now,
     name: identity.name,
     slug: identity.slug,
-    description: fields.description ?? null,
+    description: fields.description === undefined ? '' : fields.description,
     is_active: fields.is_active ?? null,
     settings: fields.settings ?? null,
   };

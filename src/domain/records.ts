@@ -62,6 +62,11 @@ export const agentWritableFields = [
 
 export type AgentWritableField = (typeof agentWritableFields)[number];
 
+/** Agent text fields that read back as "" when omitted on create. */
+export const agentBlankText: ReadonlySet<string> = new Set([
+  'agent_path', 'analyzer_model', 'description', 'display_name', 'entrypoint_fn', 'model', 'policy_markdown', 'status',
+]);
+
 export type Agent = {
   readonly id: Uuid;
   readonly created_at: Timestamp;
@@ -109,6 +114,11 @@ export const jobWritableFields = [
   'num_iterations', 'project', 'prompt_slug', 'report_markdown', 'result', 'status',
 ] as const;
 
+/** Job text fields that read back as "" when omitted on create (job_type is a choice, not text). */
+export const jobBlankText: ReadonlySet<string> = new Set([
+  'analyzer_model', 'best_agent_code', 'worker_task_id', 'data_source', 'prompt_slug', 'report_markdown',
+]);
+
 export interface Job {
   readonly id: Uuid;
   readonly created_at: Timestamp;
@@ -141,6 +151,9 @@ export const iterationWritableFields = [
   'iteration_name', 'job', 'agent_code', 'avg_score', 'description', 'dimension_scores', 'order', 'status',
 ] as const;
 
+/** Iteration text fields that read back as "" when omitted on create. */
+export const iterationBlankText: ReadonlySet<string> = new Set(['agent_code', 'description']);
+
 export interface JobIteration {
   readonly id: Uuid;
   readonly created_at: Timestamp;
@@ -156,15 +169,19 @@ export interface JobIteration {
   readonly status: IterationStatus | null;
 }
 
-/** Copies `source[field]` for each listed field present in `source` (a PATCH's merge). */
-/** Every writable field of a new record: as given, or null when not given (DRF's omitted optional field). */
-export function writableOrNull(writable: readonly string[], given: object): Record<string, unknown> {
+/**
+ * Every writable field of a new record: as given, else what DRF's model stores for an omitted
+ * optional field: a blank string for the text fields listed in `blankText`, null for the rest
+ * (JSON, numbers, booleans, references). An explicit null stays null.
+ */
+export function writableOrDefault(writable: readonly string[], given: object, blankText: ReadonlySet<string>): Record<string, unknown> {
   const fields = given as Readonly<Record<string, unknown>>;
   const record: Record<string, unknown> = {};
-  for (const field of writable) record[field] = field in fields ? fields[field] : null;
+  for (const field of writable) record[field] = field in fields ? fields[field] : blankText.has(field) ? '' : null;
   return record;
 }
 
+/** Copies `source[field]` for each listed field present in `source` (a PATCH's merge). */
 export function pickPresent<T extends object>(source: Readonly<Record<string, unknown>>, fields: readonly string[]): Partial<T> {
   const picked: Record<string, unknown> = {};
   for (const field of fields) if (field in source) picked[field] = source[field];

@@ -11,6 +11,7 @@ import { parseDateOrDateTime, toTimestamp } from '../validation/datetime.ts';
 import { canonicalUuid } from '../validation/validator.ts';
 import type { Deps } from './deps.ts';
 import { fail } from './errors.ts';
+import { withLiveFields } from './representations.ts';
 import { replyJsonText, type ApiContext } from './route.ts';
 
 export interface Envelope<T> {
@@ -67,6 +68,8 @@ export interface ListOptions<T extends Identified, R> {
   /** Partitions (projects) the caller may see. */
   partitions: Iterable<string>;
   serialize: (record: T) => R;
+  /** Fields that follow other records, appended to each item's cached text (see withLiveFields). */
+  liveFields?: (record: T) => object;
   /** Filters the endpoint itself imposes. */
   fixedFilters?: Filter[];
 }
@@ -92,7 +95,11 @@ export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, 
     ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
   };
   const page = paginate(ctx, deps, (offset, limit) => runList(options.collection, { ...request, offset, limit }), (record) => record);
-  const results = page.results.map((record) => deps.jsonCache.text(record, options.serialize)).join(',');
+  const { liveFields, serialize } = options;
+  const textOf = liveFields
+    ? (record: T) => withLiveFields(deps.jsonCache.text(record, serialize), liveFields(record))
+    : (record: T) => deps.jsonCache.text(record, serialize);
+  const results = page.results.map(textOf).join(',');
   replyJsonText(
     ctx,
     200,

@@ -113,8 +113,8 @@ export const agentListItemJson = (agent: Agent) => ({
 
 /** eval_spec: the agent's evaluation settings with the documented defaults filled in. */
 export const evalSpecJson = (agent: Agent) => ({
-  agent_description: agent.description,
-  agent_path: agent.agent_path,
+  agent_description: agent.description ?? '',
+  agent_path: agent.agent_path ?? '',
   input_schema: agent.input_schema ?? {},
   output_fields: agent.output_fields ?? {},
   structure_weight: agent.structure_weight ?? 20,
@@ -174,7 +174,8 @@ export const iterationJson = (iteration: JobIteration) => ({
   status: iteration.status,
 });
 
-export const jobJson = (job: Job, iterations: readonly JobIteration[]) => ({
+/** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */
+export const jobJson = (job: Job, iterations: readonly JobIteration[], agentLabel: string | null) => ({
   id: job.id,
   created_at: job.created_at,
   updated_at: job.updated_at,
@@ -197,8 +198,10 @@ export const jobJson = (job: Job, iterations: readonly JobIteration[]) => ({
   result: job.result,
   status: job.status,
   triggered_by: job.triggered_by,
+  agent_display_name: agentLabel,
 });
 
+/** The list item less `agent_display_name`, which follows the agent and is added as a live field. */
 export const jobListItemJson = (job: Job) => ({
   id: job.id,
   created_at: job.created_at,
@@ -214,3 +217,16 @@ export const jobListItemJson = (job: Job) => ({
   prompt_slug: job.prompt_slug,
   status: job.status,
 });
+
+/** What a job list item adds to the cached text of its record: the agent's current label. */
+export const jobLiveFields = (agentLabel: string | null) => ({ agent_display_name: agentLabel });
+
+/**
+ * Appends fields computed at read time to the cached JSON text of an object: records are
+ * immutable, but a few fields follow other records (a job shows its agent's current name).
+ */
+export function withLiveFields(text: string, fields: object): string {
+  const extra = JSON.stringify(fields);
+  if (extra === '{}') return text;
+  return text === '{}' ? extra : `${text.slice(0, -1)},${extra.slice(1)}`;
+}

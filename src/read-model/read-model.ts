@@ -18,6 +18,8 @@ export class ReadModel {
   readonly apiKeysByPrefix = new Map<string, ApiKey[]>();
   /** user -> project -> membership: what each user may see. */
   readonly membershipsByUser = new Map<number, Map<string, Membership>>();
+  /** Every agent's label and project, soft-deleted agents included: a job names its agent by it. */
+  private readonly agentLabels = new Map<string, { label: string; project: string }>();
 
   readonly apiKeys = new Collection<ApiKey>({
     partitionOf: (apiKey) => String(apiKey.user),
@@ -69,6 +71,11 @@ export class ReadModel {
 
   isMember(userId: number, projectId: string): boolean {
     return this.membershipsByUser.get(userId)?.has(projectId) ?? false;
+  }
+
+  /** What a job shows as its agent's name: the agent's display_name, else its name. */
+  agentLabel(agentId: string | null): string | null {
+    return agentId === null ? null : (this.agentLabels.get(agentId)?.label ?? null);
   }
 
   /** A job's iterations in their order (order, then created_at). */
@@ -130,6 +137,7 @@ export class ReadModel {
         case 'AgentUpdated':
           if (event.agent.is_deleted) this.agents.delete(event.agent.id);
           else this.agents.put(event.agent);
+          this.labelAgent(event.agent);
           break;
         case 'DatasetCreated':
           this.datasets.put(event.dataset);
@@ -177,6 +185,7 @@ export class ReadModel {
     this.jobs.deletePartition(projectId);
     this.iterations.deletePartition(projectId);
     for (const memberships of this.membershipsByUser.values()) memberships.delete(projectId);
+    for (const [id, { project }] of this.agentLabels) if (project === projectId) this.agentLabels.delete(id);
     for (const apiKey of [...this.apiKeys.values()]) if (apiKey.project === projectId) this.deleteApiKey(apiKey.id);
   }
 
@@ -205,6 +214,7 @@ export class ReadModel {
     const agents: Agent[] = [];
     const datasets: Dataset[] = [];
     for (const state of states.agents) {
+      if (state.agent) this.labelAgent(state.agent);
       if (state.agent && !state.agent.is_deleted) agents.push(state.agent);
       for (const dataset of state.datasets.values()) datasets.push(dataset);
     }
@@ -219,6 +229,11 @@ export class ReadModel {
     }
     this.jobs.load(jobs);
     this.iterations.load(iterations);
+  }
+
+  private labelAgent(agent: Agent): void {
+    const label = typeof agent.display_name === 'string' && agent.display_name !== '' ? agent.display_name : agent.name;
+    this.agentLabels.set(agent.id, { label, project: agent.project });
   }
 
   private putMembership(membership: Membership): void {

@@ -11,7 +11,7 @@ import { otlpEncoding, readOtlpBody } from './otlp-body.ts';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from './otlp.ts';
 import { listSpans, serviceNames, traceView } from './span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from './span-query.ts';
-import { spanJson } from './span-record.ts';
+import { spanJson, type SpanRecord } from './span-record.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from './spans.ts';
 
 export function traceRoutes(deps: Deps): Route[] {
@@ -85,7 +85,9 @@ export function traceRoutes(deps: Deps): Route[] {
       handle(ctx) {
         const query = spanQuery(ctx);
         const mode = ctx.state.query.all_spans === true ? 'spans' : 'heads';
-        const page = paginate(ctx, deps, (offset, limit) => listSpans(traces.store, query, mode, offset, limit), spanJson);
+        // A trace's row shows the whole trace's tokens; a span of all_spans its own.
+        const rowJson = mode === 'heads' ? (span: SpanRecord) => spanJson(span, traces.store.traceTokens(span.project, span.trace_id)) : (span: SpanRecord) => spanJson(span);
+        const page = paginate(ctx, deps, (offset, limit) => listSpans(traces.store, query, mode, offset, limit), rowJson);
         sendJson(ctx, { ...page });
       },
     },
@@ -101,7 +103,8 @@ export function traceRoutes(deps: Deps): Route[] {
         const traceId = ctx.params.trace_id!.toLowerCase();
         const view = traceView(traces.store, traceId, spanQuery(ctx), limits.traceDetailSpansMax);
         if (!view) throw fail.notFound();
-        sendJson(ctx, { trace_id: traceId, root: spanJson(view.root), span_count: view.spanCount, spans: view.spans.map(spanJson) });
+        const root = spanJson(view.root, traces.store.traceTokens(view.root.project, traceId));
+        sendJson(ctx, { trace_id: traceId, root, span_count: view.spanCount, spans: view.spans.map((span) => spanJson(span)) });
       },
     },
   ];

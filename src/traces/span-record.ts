@@ -5,6 +5,7 @@
 import { Packr } from 'msgpackr';
 import { hexToNanos } from './nanos.ts';
 import type { JsonValue } from './json-text.ts';
+import { spanTypeOf } from './span-type.ts';
 
 export interface SpanRecord {
   readonly trace_id: string;
@@ -26,6 +27,8 @@ export interface SpanRecord {
   readonly duration_ns: number;
   /** 0 unset, 1 ok, 2 error. */
   readonly status_code: number;
+  /** The tokens the span reports using (span-type.ts), so a trace can sum them without its attributes. */
+  readonly tokens: number;
   /** Milliseconds since the epoch. */
   readonly received_at: number;
   /** SpanDetail, packed. */
@@ -72,13 +75,19 @@ function unpack<T extends SpanDetail | Attributes>(packed: Uint8Array): T {
 
 export const isRoot = (span: SpanRecord): boolean => span.parent_span_id === '';
 
-/** The wire representation of a span. */
-export function spanJson(span: SpanRecord): { [key: string]: JsonValue } {
+/**
+ * The wire representation of a span. `totalTokens` is the span's own count, except where the span
+ * stands for its whole trace (a trace list row, a trace's root), which shows the trace's total.
+ */
+export function spanJson(span: SpanRecord, totalTokens: number = span.tokens): { [key: string]: JsonValue } {
   const detail = unpack<SpanDetail>(span.detail);
   return {
     trace_id: span.trace_id,
     span_id: span.span_id,
     parent_span_id: span.parent_span_id === '' ? null : span.parent_span_id,
+    is_root: isRoot(span),
+    span_type: spanTypeOf(span.operation, detail.attributes),
+    total_tokens: totalTokens,
     project: span.project,
     agent: span.agent,
     job: span.job,

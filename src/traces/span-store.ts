@@ -2,7 +2,7 @@
 // queries range over, so that no span is held as a JavaScript object between requests.
 //
 //   spans        [project, start, trace_id, span_id]        -> the span, less its key (time order per project)
-//   traces       [trace_id, project]                        -> TraceEntry: its spans and its head
+//   traces       [trace_id, project]                        -> TraceEntry: its spans, its head, its tokens
 //   trace-order  [project, head start, trace_id]            -> head span_id
 //   span-links   [project, agent|job|iteration, id, trace_id] -> [start, span_id][] of that trace
 //   span-counts  [project, all|agent|job|iteration, id, service_name] -> spans
@@ -31,6 +31,8 @@ type LinkRef = readonly [start: string, spanId: string];
 interface TraceEntry {
   head: SpanRef;
   spans: SpanRef[];
+  /** The sum of its spans' tokens (absent in stores written before it was kept: 0). */
+  tokens?: number;
 }
 
 /** Inclusive start-time bounds as hex (see nanos.ts). */
@@ -100,6 +102,11 @@ export class SpanStore {
 
   head(project: string, traceId: string): SpanRef | undefined {
     return this.traces.get<TraceEntry>([traceId, project])?.head;
+  }
+
+  /** The tokens of every span of one trace of a project. */
+  traceTokens(project: string, traceId: string): number {
+    return this.traces.get<TraceEntry>([traceId, project])?.tokens ?? 0;
   }
 
   isHead(span: SpanRecord): boolean {
@@ -216,7 +223,9 @@ function toStored(span: SpanRecord): StoredSpan {
 }
 
 function fromStored(key: Key, stored: StoredSpan): SpanRecord {
-  return { ...stored, project: key[0] as string, start_time_ns: key[1] as string, trace_id: key[2] as string, span_id: key[3] as string };
+  // Spans stored before tokens were counted have none.
+  const tokens = stored.tokens ?? 0;
+  return { ...stored, tokens, project: key[0] as string, start_time_ns: key[1] as string, trace_id: key[2] as string, span_id: key[3] as string };
 }
 
 export function spanKey(span: SpanRecord): Key {
@@ -249,6 +258,7 @@ interface TraceState {
   spans: SpanRef[];
   ids: Set<string>;
   removed: Set<string>;
+  tokens: number;
   changed: boolean;
 }
 
@@ -276,6 +286,7 @@ class Change {
     const state = this.traceState(span.project, span.trace_id);
     state.spans.push([span.span_id, span.start_time_ns, isRoot(span)]);
     state.ids.add(span.span_id);
+    state.tokens += span.tokens;
     state.changed = true;
     for (const dim of linkDims) {
       const id = span[dim];
@@ -287,6 +298,7 @@ class Change {
   removeSpan(span: SpanRecord): void {
     const state = this.traceState(span.project, span.trace_id);
     state.removed.add(span.span_id);
+    state.tokens -= span.tokens;
     state.changed = true;
     for (const dim of linkDims) {
       const id = span[dim];
@@ -329,7 +341,7 @@ class Change {
     }
     if (!before) this.count(project, 'traces', '', '', 1);
     if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
-    ops.push({ db: store.traces, key: [traceId, project], value: { head, spans } satisfies TraceEntry });
+    ops.push({ db: store.traces, key: [traceId, project], value: { head, spans, tokens: state.tokens } satisfies TraceEntry });
     return ops;
   }
 
@@ -341,7 +353,8 @@ class Change {
       for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
         const project = key[1] as string;
         const ids = new Set(value.spans.map((ref) => ref[0]));
-        byProject.set(project, { project, traceId, before: value, spans: [...value.spans], ids, removed: new Set(), changed: false });
+        const tokens = value.tokens ?? 0;
+        byProject.set(project, { project, traceId, before: value, spans: [...value.spans], ids, removed: new Set(), tokens, changed: false });
       }
       this.traces.set(traceId, byProject);
     }
@@ -352,7 +365,7 @@ class Change {
     const byProject = this.traceStates(traceId);
     let state = byProject.get(project);
     if (!state) {
-      state = { project, traceId, before: undefined, spans: [], ids: new Set(), removed: new Set(), changed: false };
+      state = { project, traceId, before: undefined, spans: [], ids: new Set(), removed: new Set(), tokens: 0, changed: false };
       byProject.set(project, state);
     }
     return state;

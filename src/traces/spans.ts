@@ -5,6 +5,7 @@ import type { AnyValue, ExportTraceServiceRequest, KeyValue, OtlpEvent, OtlpLink
 import { int64ToExact, uint64Difference, uint64ToBigInt, uint64ToHex } from './nanos.ts';
 import { pack, type Attributes, type SpanDetail, type SpanEvent, type SpanLink, type SpanRecord } from './span-record.ts';
 import type { JsonValue } from './json-text.ts';
+import { tokensOf } from './span-type.ts';
 
 /** Resource and span attributes that link spans to the service's records. */
 export const linkAttributes = {
@@ -48,6 +49,7 @@ export interface SpanDraft {
   end_time_ns: string;
   duration_ns: number;
   status_code: number;
+  tokens: number;
   detail: SpanDetail;
 }
 
@@ -126,6 +128,7 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
     end_time_ns: uint64ToHex(span.endTimeUnixNano),
     duration_ns: uint64Difference(span.endTimeUnixNano, span.startTimeUnixNano),
     status_code: span.status?.code ?? 0,
+    tokens: tokensOf(attributes),
     detail: {
       status_message: span.status?.message ?? '',
       attributes,
@@ -155,6 +158,7 @@ export function spanRecord(draft: SpanDraft, links: SpanLinks, receivedAt: numbe
     end_time_ns: draft.end_time_ns,
     duration_ns: draft.duration_ns,
     status_code: draft.status_code,
+    tokens: draft.tokens,
     received_at: receivedAt,
     detail: pack(draft.detail),
     resource: draft.resource.packed,

@@ -3,6 +3,7 @@
 // ("Enter a number."). Schemas mark what DRF would treat specially with `x-kind`:
 //   "pk"          a reference to another record (PrimaryKeyRelatedField)
 //   "nested-list" a list of nested records (ListSerializer: its own errors go in non_field_errors)
+//   "slug"        a SlugField (letters, numbers, underscores or hyphens)
 import type { ErrorObject } from 'ajv';
 import type { FieldErrors } from '../domain/rejection.ts';
 
@@ -15,7 +16,7 @@ type SchemaNode = {
   maximum?: number;
   minItems?: number;
   maxItems?: number;
-  'x-kind'?: 'pk' | 'nested-list';
+  'x-kind'?: 'pk' | 'nested-list' | 'slug';
 };
 
 const int64Max = 2 ** 63;
@@ -89,10 +90,15 @@ export function bodyMessage(error: ErrorObject): string {
       return `"${String(data)}" is not a valid choice.`;
     case 'format':
       return formatMessage(schema.format);
+    case 'pattern':
+      return schema['x-kind'] === 'slug' ? slugMessage : 'Enter a valid value.';
     default:
       return error.message ?? 'Invalid value.';
   }
 }
+
+/** DRF's SlugField message, curly quotes included. */
+const slugMessage = 'Enter a valid \u201cslug\u201d consisting of letters, numbers, underscores or hyphens.';
 
 function formatMessage(format: string | undefined): string {
   switch (format) {

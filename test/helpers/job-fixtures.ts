@@ -18,13 +18,14 @@ export async function createIteration(client: Client, job: string, fields: Recor
 /** The list item fields of a job, in the interface's order. */
 export const jobListItemFields = [
   'id', 'created_at', 'updated_at', 'agent', 'analyzer_model', 'baseline_score', 'best_score', 'improvement',
-  'job_type', 'num_iterations', 'project', 'prompt_slug', 'status',
+  'job_type', 'num_iterations', 'project', 'prompt_slug', 'status', 'agent_display_name',
 ];
 
 export const jobFields = [
   'id', 'created_at', 'updated_at', 'iterations', 'agent', 'analyzer_model', 'backtest_results', 'baseline_score',
   'best_agent_code', 'best_score', 'candidates_per_iteration', 'worker_task_id', 'data_source', 'improvement',
   'job_type', 'num_iterations', 'project', 'prompt_slug', 'report_markdown', 'result', 'status', 'triggered_by',
+  'agent_display_name',
 ];
 
 export const iterationFields = [

@@ -28,7 +28,7 @@ const unknownFields = [
 const invalidPk = (id: string) => `Invalid pk "${id}" - object does not exist.`;
 const missingId = '00000000-0000-4000-8000-000000000000';
 
-test('creating an agent answers the full agent; omitted fields read null and is_deleted false', () =>
+test('creating an agent answers the full agent; omitted text reads "", other omitted fields null, is_deleted false', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const reply = await member.client.post('/api/agents/', {
@@ -43,8 +43,9 @@ test('creating an agent answers the full agent; omitted fields read null and is_
     assert.is.not(reply.body.created_at, '2000-01-01T00:00:00Z');
     assert.is(reply.body.created_at, reply.body.updated_at);
     assert.is(reply.body.is_deleted, false);
+    const text = ['agent_path', 'analyzer_model', 'description', 'display_name', 'entrypoint_fn', 'model', 'policy_markdown', 'status'];
     for (const field of fullFields.filter((name) => !['id', 'created_at', 'updated_at', 'name', 'project', 'slug', 'is_deleted'].includes(name))) {
-      assert.is(reply.body[field], null, field);
+      assert.is(reply.body[field], text.includes(field) ? '' : null, field);
     }
     const again = await member.client.get(`/api/agents/${reply.body.id}/`);
     assert.equal(again.body, reply.body);
@@ -311,9 +312,14 @@ test('eval_spec answers the evaluation settings with defaults for what is unset'
     const defaults = await member.client.get(`/api/agents/${bare.id}/eval_spec/`);
     assert.is(defaults.status, 200);
     assert.equal(defaults.body, {
-      agent_description: null, agent_path: null, input_schema: {}, output_fields: {}, structure_weight: 20, total_points: 100,
+      agent_description: '', agent_path: '', input_schema: {}, output_fields: {}, structure_weight: 20, total_points: 100,
       tool_config: {}, tool_usage_weight: 10, consistency_rules: [], optimizable_elements: [], fixed_elements: [],
     });
+    const nulled = await createAgent(member.client, project.id, { slug: 'nulled', description: null, agent_path: null });
+    assert.is(nulled.description, null);
+    const nulledSpec = await member.client.get(`/api/agents/${nulled.id}/eval_spec/`);
+    assert.is(nulledSpec.body.agent_description, '');
+    assert.is(nulledSpec.body.agent_path, '');
     const configured = await createAgent(member.client, project.id, {
       description: 'Routes tickets', agent_description: 'ignored here', agent_path: 'a.py', input_schema: { type: 'object' },
       output_fields: ['answer'], structure_weight: 0, total_points: 10, tool_config: { tools: [] }, tool_usage_weight: 0,

@@ -36,16 +36,18 @@ test('creating a dataset answers it in full: version 1, ids and orders for every
     assert.is(body.agent, agent.id);
     assert.is(body.version, 1);
     assert.is(body.num_datapoints, 3);
-    for (const field of ['generator_model', 'metadata', 'name', 'policy_hash', 'source']) assert.is(body[field], null, field);
+    for (const field of ['generator_model', 'name', 'policy_hash']) assert.is(body[field], '', field);
+    assert.is(body.metadata, null);
+    assert.is(body.source, 'seed');
     assert.equal(Object.keys(body.datapoints[0]), datapointFields);
     assert.equal(body.datapoints.map((point: any) => point.order), [0, 1, 2]);
     assert.equal(body.datapoints[0], { ...body.datapoints[0], input: { q: 'first' }, expected_output: 'one', persona: 'novice', tags: ['a'] });
-    assert.equal(body.datapoints[2], { id: body.datapoints[2].id, expected_output: null, input: null, order: 2, persona: null, tags: null });
+    assert.equal(body.datapoints[2], { id: body.datapoints[2].id, expected_output: null, input: null, order: 2, persona: '', tags: null });
     const ids = body.datapoints.map((point: any) => point.id);
     assert.ok(ids.every((id: string) => uuidPattern.test(id) && id !== missingId));
     assert.is(new Set(ids).size, 3);
     assert.equal((await member.client.get(`/api/datasets/${body.id}/`)).body, body);
-    assert.is((await member.client.get(`/api/agents/${agent.id}/`)).body.active_dataset, null);
+    assert.is((await member.client.get(`/api/agents/${agent.id}/`)).body.active_dataset, body.id);
   }));
 
 test('every dataset field is stored and returned exactly', () =>
@@ -166,10 +168,12 @@ test('20 concurrent posts for one agent get versions 1 to 20 exactly', () =>
     assert.equal(listed.body.results.map((item: any) => item.version), Array.from({ length: 20 }, (_, i) => i + 1));
   }));
 
-test('make_active makes the new version active; activate switches; deleting the active one clears it', () =>
+test('make_active (true unless sent false or null) makes the new version active; activate switches; deleting the active one clears it', () =>
   withService(async ({ client }) => {
     const { member, agent } = await agentOfNewMember(client);
     const activeAgent = async () => (await member.client.get(`/api/agents/${agent.id}/`)).body.active_dataset;
+    const byDefault = await createDataset(member.client, agent.id);
+    assert.is(await activeAgent(), byDefault.id);
     const first = await createDataset(member.client, agent.id, { make_active: true });
     assert.is(await activeAgent(), first.id);
     const second = await createDataset(member.client, agent.id, { make_active: false });

@@ -7,7 +7,7 @@ import { withService } from '../helpers/service.ts';
 const ids = (reply: { body: { results: { id: string }[] } }) => reply.body.results.map((item) => item.id);
 const iterationIds = (job: { iterations: { id: string }[] }) => job.iterations.map((item) => item.id);
 
-test('an iteration is created with its name and job; the rest reads back null', () =>
+test('an iteration is created with its name and job; omitted text reads back "", the rest null', () =>
   withService(async ({ client }) => {
     const { member } = await memberWithProject(client);
     const job = await createJob(member.client);
@@ -16,7 +16,8 @@ test('an iteration is created with its name and job; the rest reads back null', 
     assert.equal(Object.keys(reply.body), iterationFields);
     assert.is(reply.body.iteration_name, 'baseline');
     assert.is(reply.body.job, job.id);
-    for (const field of ['agent_code', 'avg_score', 'description', 'dimension_scores', 'order', 'status']) assert.is(reply.body[field], null, field);
+    for (const field of ['agent_code', 'description']) assert.is(reply.body[field], '', field);
+    for (const field of ['avg_score', 'dimension_scores', 'order', 'status']) assert.is(reply.body[field], null, field);
     assert.equal((await member.client.get(`/api/job-iterations/${reply.body.id}/`)).body, reply.body);
   }));
 

@@ -3,20 +3,23 @@ import * as assert from 'uvu/assert';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
-test('creating a project answers the full project; omitted optional fields read back as null', () =>
+test('creating a project answers the full project; an omitted description reads back as "", other omitted fields as null', () =>
   withService(async ({ client }) => {
     const member = await registerUser(client);
     const reply = await member.client.post('/api/projects/', { name: '  Alpha  ', slug: 'alpha', id: 'ignored', created_at: 'ignored' });
     assert.is(reply.status, 201);
     assert.equal(Object.keys(reply.body), ['id', 'created_at', 'updated_at', 'name', 'slug', 'description', 'is_active', 'settings']);
     assert.is(reply.body.name, 'Alpha');
-    assert.is(reply.body.description, null);
+    assert.is(reply.body.description, '');
     assert.is(reply.body.settings, null);
+    assert.is(reply.body.is_active, null);
     assert.is.not(reply.body.id, 'ignored');
     const withAll = await member.client.post('/api/projects/', {
       name: 'Beta', slug: 'beta', description: 'd', is_active: false, settings: { nested: [1, { deep: true }] },
     });
     assert.equal(withAll.body.settings, { nested: [1, { deep: true }] });
+    const nulled = await member.client.post('/api/projects/', { name: 'Gamma', slug: 'gamma', description: null });
+    assert.is(nulled.body.description, null);
     assert.is(withAll.body.is_active, false);
   }));
 

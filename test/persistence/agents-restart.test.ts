@@ -51,7 +51,7 @@ async function observe(client: Client, history: History) {
 
 /** What the restarted service must still decide the same way: version numbers and slug claims. */
 async function checkDecisions(client: Client, history: History, nextVersion: number) {
-  const next = await client.post('/api/datasets/', { agent: history.agent.id, datapoints: [] });
+  const next = await client.post('/api/datasets/', { agent: history.agent.id, datapoints: [], make_active: false });
   assert.is(next.status, 201);
   assert.is(next.body.version, nextVersion);
   assert.is((await client.delete(`/api/datasets/${next.body.id}/`)).status, 204);

@@ -121,7 +121,7 @@ function record(project: string, n: number): SpanRecord {
   return {
     trace_id: traceId(n), span_id: spanId(n), parent_span_id: '', project, agent: null, job: null, iteration: null,
     name: 'span', kind: 1, operation: '', service_name: 'svc', start_time_ns: n.toString(16).padStart(16, '0'),
-    end_time_ns: n.toString(16).padStart(16, '0'), duration_ns: 0, status_code: 0, received_at: baseMs,
+    end_time_ns: n.toString(16).padStart(16, '0'), duration_ns: 0, status_code: 0, tokens: 0, received_at: baseMs,
     detail: pack({ status_message: '', attributes: {}, events: [], links: [], scope_name: '', scope_version: '' }),
     resource: pack({}),
   };

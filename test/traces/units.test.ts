@@ -74,7 +74,7 @@ function span(n: number, fields: Partial<SpanRecord> = {}): SpanRecord {
   return {
     trace_id: 'trace-1', span_id: `span-${n}`, parent_span_id: 'parent', project, agent: null, job: 'job-1', iteration: null,
     name: `span ${n}`, kind: 1, operation: '', service_name: 'svc', start_time_ns: nanosToHex(BigInt(n)), end_time_ns: nanosToHex(BigInt(n)),
-    duration_ns: 0, status_code: 0, received_at: 0,
+    duration_ns: 0, status_code: 0, tokens: 0, received_at: 0,
     detail: pack({ status_message: '', attributes: {}, events: [], links: [], scope_name: '', scope_version: '' }),
     resource: pack({}),
     ...fields,

@@ -24,12 +24,15 @@ function withDatasets(...ids: string[]): AgentState {
   return state;
 }
 
-test('a new agent has every optional field null, is_deleted false, and given fields kept', () => {
-  const record = agent({ model: 'gpt', tags: ['x'], id: 'ignored-by-type' });
+test('a new agent has omitted text fields blank, other optional fields null, is_deleted false, and given fields kept', () => {
+  const record = agent({ model: 'gpt', tags: ['x'], id: 'ignored-by-type', display_name: null });
   assert.is(record.id, 'a1');
   assert.is(record.model, 'gpt');
   assert.equal(record.tags, ['x']);
-  assert.is(record.description, null);
+  assert.is(record.description, '');
+  assert.is(record.display_name, null);
+  assert.is(record.agent_description, null);
+  assert.is(record.dataset_size, null);
   assert.is(record.active_dataset, null);
   assert.is(record.is_deleted, false);
   assert.is(record.created_at, now);
@@ -166,11 +169,14 @@ test('a new dataset defaults each order to its index and keeps datapoints sorted
     ['x2', 0], ['x1', 1], ['x4', 4], ['x0', 5], ['x3', 5],
   ]);
   assert.equal(made.datapoints[0], { id: 'x2', expected_output: false, input: { q: 1 }, order: 0, persona: 'p', tags: [] });
-  assert.equal(made.datapoints[1], { id: 'x1', expected_output: null, input: null, order: 1, persona: null, tags: null });
+  assert.equal(made.datapoints[1], { id: 'x1', expected_output: null, input: null, order: 1, persona: '', tags: null });
   assert.is(made.num_datapoints, 5);
   assert.is(made.source, 'seed');
-  assert.is(made.name, null);
+  assert.is(made.name, '');
+  assert.is(made.policy_hash, '');
   assert.is(made.metadata, null);
+  assert.is(newDataset({ id: 'd2', agent: 'a1', project: 'p1', now, datapointIds: [] }, { name: null }, []).name, null);
+  assert.is(newDataset({ id: 'd3', agent: 'a1', project: 'p1', now, datapointIds: [] }, {}, []).source, 'seed');
 });
 
 test('recovery rebuilds the same state, from the stored events or from a snapshot', () => {

@@ -28,21 +28,23 @@ function withIterations(count: number, fields: JobChanges = {}): JobState {
   return state;
 }
 
-test('a new job has every writable field null, a pending status and the caller as triggered_by', () => {
+test('a new job has omitted text fields blank, other writable fields null, a pending status and the caller as triggered_by', () => {
   const job = newJob({ id: 'j', now, project: 'p', triggeredBy: 3 });
   assert.is(job.status, 'pending');
   assert.is(job.triggered_by, 3);
   assert.is(job.project, 'p');
   assert.is(job.created_at, now);
   assert.is(job.updated_at, now);
-  for (const field of ['agent', 'analyzer_model', 'result', 'best_score', 'improvement', 'job_type'] as const) assert.is(job[field], null, field);
+  for (const field of ['agent', 'result', 'best_score', 'improvement', 'job_type'] as const) assert.is(job[field], null, field);
+  for (const field of ['analyzer_model', 'prompt_slug', 'report_markdown'] as const) assert.is(job[field], '', field);
+  assert.is(newJob({ id: 'j', now, project: 'p', triggeredBy: 3 }, { prompt_slug: null }).prompt_slug, null);
   assert.is(newJob({ id: 'j', now, project: 'p', triggeredBy: 3 }, { status: 'running' }).status, 'running');
 });
 
 test('a new iteration belongs to the given job and project whatever the fields say', () => {
   const made = newIteration({ id: 'i', now, job: 'j', project: 'p', iterationName: 'n' }, { order: 4, status: 'keep' });
   assert.equal(made, {
-    id: 'i', created_at: now, iteration_name: 'n', job: 'j', agent_code: null, avg_score: null, description: null,
+    id: 'i', created_at: now, iteration_name: 'n', job: 'j', agent_code: '', avg_score: null, description: '',
     dimension_scores: null, order: 4, status: 'keep', project: 'p',
   });
 });

@@ -69,9 +69,9 @@ export function datasetRoutes(deps: Deps): Route[] {
           pickPresent<DatasetFields>(body, datasetFields),
           points,
         );
-        const events = await registry.gates.pass([agent.project], () =>
-          actor.ask({ type: 'CreateDataset', dataset, makeActive: body.make_active === true }),
-        );
+        // make_active defaults to true; an explicit null is falsy, as in the original's Python.
+        const makeActive = body.make_active === undefined || body.make_active === true;
+        const events = await registry.gates.pass([agent.project], () => actor.ask({ type: 'CreateDataset', dataset, makeActive }));
         replyJsonText(ctx, 201, datasetJsonText(createdDataset(events), deps.jsonCache));
       },
     },

@@ -139,7 +139,7 @@ export function identityRoutes(deps: Deps): Route[] {
           id: randomUUID(),
           user: principal.user.id,
           project,
-          name: (body.name as string | null | undefined) ?? null,
+          name: body.name === undefined ? '' : (body.name as string | null),
           prefix,
           key_hash: hash,
           is_active: true,

@@ -10,7 +10,7 @@ import { canonicalUuid } from '../../validation/validator.ts';
 import { timestamp, type Deps } from '../deps.ts';
 import { or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
-import { jobJson, jobListItemJson } from '../representations.ts';
+import { jobJson, jobListItemJson, jobLiveFields } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { agentReference, projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
@@ -25,7 +25,7 @@ export function jobRoutes(deps: Deps): Route[] {
   /** The job as committed, with its iterations; gone meanwhile (deleted) is 404. */
   const answerJob = (ctx: ApiContext, status: number, id: string) => {
     const job = or404(readModel.jobs.get(id));
-    reply(ctx, status, jobJson(job, readModel.iterationsOf(job)));
+    reply(ctx, status, jobJson(job, readModel.iterationsOf(job), readModel.agentLabel(job.agent)));
   };
 
   /**
@@ -87,6 +87,7 @@ export function jobRoutes(deps: Deps): Route[] {
           collection: readModel.jobs,
           partitions,
           serialize: jobListItemJson,
+          liveFields: (job) => jobLiveFields(readModel.agentLabel(job.agent)),
         });
       },
     },
@@ -115,7 +116,7 @@ export function jobRoutes(deps: Deps): Route[] {
       responses: { 200: 'jobs.job-response' },
       handle(ctx) {
         const job = visibleJob(ctx);
-        reply(ctx, 200, jobJson(job, readModel.iterationsOf(job)));
+        reply(ctx, 200, jobJson(job, readModel.iterationsOf(job), readModel.agentLabel(job.agent)));
       },
     },
     { method: 'PUT', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update a job (fields left out keep their values).', responses: { 200: 'jobs.job-response' }, errors: [409], handle: update },
