@@ -7,6 +7,7 @@ import type { Deps } from './http/deps.ts';
 import { errorMiddleware } from './http/errors.ts';
 import { requestLogging } from './http/observability.ts';
 import { agentRoutes } from './http/resources/agents.ts';
+import { consoleRoutes } from './http/resources/console.ts';
 import { datasetRoutes } from './http/resources/datasets.ts';
 import { docsRoutes } from './http/resources/docs.ts';
 import { healthRoutes } from './http/resources/health.ts';
@@ -31,6 +32,7 @@ export function allRoutes(deps: Deps): Route[] {
     ...traceRoutes(deps),
     ...docsRoutes(deps),
     ...metricsRoutes(deps),
+    ...consoleRoutes(),
   ];
 }
 

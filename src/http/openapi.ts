@@ -216,7 +216,7 @@ function operation(
   return {
     operationId,
     summary: route.summary,
-    tags: [tagOf(route.path)],
+    tags: [route.tag ?? tagOf(route.path)],
     security: route.auth ? authenticated : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),

@@ -36,6 +36,8 @@ export interface Route {
   params?: Readonly<Record<string, RegExp>>;
   /** One line for the API reference. */
   summary: string;
+  /** The API reference's group, when it is not the path's resource (the console's pages). */
+  tag?: string;
   /**
    * What each successful status answers, for the API reference and the tests that hold every
    * response to it. Error answers are derived from the rest of the route (src/http/openapi.ts).

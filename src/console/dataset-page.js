@@ -1,0 +1,76 @@
+// A dataset version: what it is, its datapoints (paged, searchable by persona), and a way to
+// diff it against any other version of the same agent.
+import { call, withQuery } from './api.js';
+import { badge, clipped, facts, h, link, pageHead, section } from './dom.js';
+import { count, dateTime, jsonInline, text } from './format.js';
+import { navigate } from './router.js';
+import { pagedTable } from './table.js';
+
+/**
+ * @typedef {import('./agent-page.js').Agent} Agent
+ * @typedef {import('./agent-page.js').DatasetItem} DatasetItem
+ * @typedef {{ id: string, order: number, input: unknown, expected_output: unknown, persona: string, tags: unknown }} Datapoint
+ */
+
+/** @param {import('./router.js').PageContext} context */
+export async function datasetPage({ params, signal }) {
+  // The list item has no id filter, so the dataset is read whole once; its datapoints are then
+  // paged from the datapoints listing (which searches them).
+  /** @type {DatasetItem & { metadata: unknown }} */
+  const dataset = await call(`/api/datasets/${params.id}/`, { signal });
+  /** @type {[Agent, import('./table.js').Page<DatasetItem>]} */
+  const [agent, versions] = await Promise.all([
+    call(`/api/agents/${dataset.agent}/`, { signal }),
+    call(withQuery('/api/datasets/', { agent: dataset.agent, page_size: 100, ordering: '-version' }), { signal }),
+  ]);
+  const active = agent.active_dataset === dataset.id;
+
+  const datapoints = pagedTable({
+    key: 'datapoints',
+    pageSize: 25,
+    signal,
+    searchLabel: 'Search datapoints by persona',
+    empty: 'This version has no datapoints.',
+    /** @returns {Promise<import('./table.js').Page<Datapoint>>} */
+    load: (page, search) => call(withQuery(`/api/datasets/${dataset.id}/datapoints/`, { page, page_size: 25, search }), { signal }),
+    columns: datapointColumns,
+  });
+
+  const others = versions.results.filter((version) => version.id !== dataset.id);
+  const picker = h('select', { 'aria-label': 'Version to compare with' },
+    others.map((version) => h('option', { value: version.id }, `v${version.version}${version.name ? ` · ${version.name}` : ''}`)));
+  const diffForm = others.length === 0
+    ? h('p', { class: 'muted' }, 'This agent has no other version to compare with.')
+    : h('form', { class: 'inline-form', onsubmit: (event) => {
+      event.preventDefault();
+      navigate(`/console/datasets/${dataset.id}/diff/${picker.value}`);
+    } }, h('label', {}, `Diff v${dataset.version} against `, picker), h('button', { type: 'submit', class: 'button' }, 'Show diff'));
+
+  return h('div', {},
+    pageHead({
+      trail: [['/', 'Projects'], [`/console/projects/${agent.project}`, 'Project'], [`/console/agents/${agent.id}`, agent.display_name || agent.name]],
+      title: `Dataset v${dataset.version}${dataset.name ? ` · ${dataset.name}` : ''}`,
+      kind: 'Dataset version',
+      actions: [active ? badge('active') : badge('inactive', 'neutral')],
+    }),
+    h('div', { class: 'columns' },
+      section('Version', facts([
+        ['Agent', link(`/console/agents/${agent.id}`, clipped(agent.display_name || agent.name))],
+        ['Version', `v${dataset.version}`],
+        ['Datapoints', count(dataset.num_datapoints)],
+        ['Source', text(dataset.source)],
+        ['Generator', clipped(text(dataset.generator_model), 'mono')],
+        ['Created', dateTime(dataset.created_at)],
+      ])),
+      section('Compare', diffForm)),
+    section('Datapoints', datapoints.element));
+}
+
+/** @type {import('./table.js').Column<Datapoint>[]} */
+export const datapointColumns = [
+  { label: '#', numeric: true, cell: (point) => String(point.order) },
+  { label: 'Input', cell: (point) => clipped(jsonInline(point.input), 'mono wide') },
+  { label: 'Expected output', cell: (point) => clipped(jsonInline(point.expected_output), 'mono wide') },
+  { label: 'Persona', cell: (point) => clipped(text(point.persona)) },
+  { label: 'Tags', cell: (point) => clipped(jsonInline(point.tags), 'mono') },
+];

@@ -1,0 +1,84 @@
+// What changed between two versions of an agent's dataset (the dataset diff endpoint): the two
+// content hashes, how many datapoints were added, removed, changed or kept, and the changes,
+// paged and filtered by kind.
+import { call, withQuery } from './api.js';
+import { badge, h, link, pageHead, section, stat } from './dom.js';
+import { count, jsonBlock } from './format.js';
+import { setQuery } from './router.js';
+import { pagedTable } from './table.js';
+
+/**
+ * @typedef {import('./dataset-page.js').Datapoint} Datapoint
+ * @typedef {{ id: string, version: number, content_hash: string, num_datapoints: number }} Side
+ * @typedef {{ from: Side, to: Side, added: number, removed: number, changed: number, unchanged: number }} Summary
+ * @typedef {{ change: 'added' | 'removed' | 'changed', before: Datapoint | null, after: Datapoint | null }} Change
+ */
+
+const changes = /** @type {const} */ (['added', 'removed', 'changed']);
+
+/** @param {import('./router.js').PageContext} context */
+export async function diffPage({ params, query, signal }) {
+  let change = query.get('change') ?? '';
+  const path = `/api/datasets/${params.id}/diff/${params.other_id}/`;
+  /** @type {import('./table.js').Page<Change> & { summary: Summary }} */
+  const first = await call(withQuery(path, { page_size: 1 }), { signal });
+  const { summary } = first;
+  /** @type {{ agent: string }} */
+  const from = await call(`/api/datasets/${summary.from.id}/`, { signal });
+
+  const rows = pagedTable({
+    key: 'changes',
+    pageSize: 25,
+    signal,
+    empty: 'The two versions hold the same datapoints.',
+    /** @returns {Promise<import('./table.js').Page<Change>>} */
+    load: (page) => call(withQuery(path, { page, page_size: 25, change }), { signal }),
+    rowClass: (row) => `change-${row.change}`,
+    columns: [
+      { label: 'Change', cell: (row) => badge(row.change) },
+      { label: '#', numeric: true, cell: (row) => String((row.after ?? row.before)?.order ?? '') },
+      { label: `Before (v${summary.from.version})`, cell: (row) => datapointText(row.before) },
+      { label: `After (v${summary.to.version})`, cell: (row) => datapointText(row.after) },
+    ],
+  });
+
+  const filters = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Show changes' },
+    ['', ...changes].map((kind) => h('button', { type: 'button', class: 'segment', 'aria-pressed': String(kind === change), dataset: { change: kind }, onclick: (event) => {
+      change = kind;
+      for (const button of filters.querySelectorAll('button')) button.setAttribute('aria-pressed', String(button === event.currentTarget));
+      setQuery({ change, changes_page: null });
+      void rows.reload();
+    } }, kind ? `${kind[0]?.toUpperCase()}${kind.slice(1)}` : 'All')));
+
+  return h('div', {},
+    pageHead({
+      trail: [['/', 'Projects'], [`/console/agents/${from.agent}`, 'Agent'], [`/console/datasets/${summary.from.id}`, `v${summary.from.version}`]],
+      title: `v${summary.from.version} → v${summary.to.version}`,
+      kind: 'Dataset diff',
+    }),
+    h('div', { class: 'stats' },
+      stat('Added', `+${count(summary.added)}`, null, 'tone-added'),
+      stat('Removed', `−${count(summary.removed)}`, null, 'tone-removed'),
+      stat('Changed', count(summary.changed), null, 'tone-changed'),
+      stat('Unchanged', count(summary.unchanged))),
+    h('div', { class: 'columns' }, side('From', summary.from), side('To', summary.to)),
+    section('Changes', h('div', { class: 'toolbar' }, filters), rows.element));
+}
+
+/**
+ * @param {string} label
+ * @param {Side} version
+ */
+function side(label, version) {
+  return h('div', { class: 'hash-card' },
+    h('div', { class: 'stat-label' }, label),
+    h('div', {}, link(`/console/datasets/${version.id}`, h('span', { class: 'strong' }, `v${version.version}`)), ` · ${count(version.num_datapoints)} datapoints`),
+    h('div', { class: 'hash mono', title: 'content hash', dataset: { hash: version.content_hash } }, version.content_hash));
+}
+
+/** @param {Datapoint | null} point */
+function datapointText(point) {
+  if (!point) return h('span', { class: 'muted' }, '—');
+  const { input, expected_output, persona, tags } = point;
+  return h('pre', { class: 'code small' }, jsonBlock({ input, expected_output, persona, tags }));
+}

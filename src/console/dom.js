@@ -1,0 +1,128 @@
+// Building the page from data without ever parsing data as markup: every value a user or an
+// agent wrote reaches the page as a text node or an attribute value, never through innerHTML.
+
+/**
+ * @typedef {string | number | Node | null | undefined | false} Child
+ * @typedef {(Child | Children)[]} Children lists of children may nest; they are flattened
+ * @typedef {Record<string, string | number | boolean | null | undefined | EventListener | Record<string, string>>} Props
+ */
+
+/**
+ * Makes an element. Props are attributes, except `on<event>` (a listener) and `dataset` (data-*
+ * attributes); children are nodes or text (strings become text nodes: markup in them is shown).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Props} [props]
+ * @param {...(Child | Children)} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function h(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (typeof value === 'function') element.addEventListener(name.slice(2), value);
+    else if (typeof value === 'object') Object.assign(element.dataset, value);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+/**
+ * @param {Element | DocumentFragment} parent
+ * @param {Children} children
+ */
+export function append(parent, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(parent, child);
+    else parent.append(typeof child === 'number' ? String(child) : child);
+  }
+}
+
+/**
+ * Text that may be too long for its place: cut with an ellipsis by CSS, whole in the tooltip.
+ * @param {string} text
+ * @param {string} [className]
+ */
+export function clipped(text, className = '') {
+  return h('span', { class: `clip ${className}`.trim(), title: text }, text);
+}
+
+/**
+ * Replaces an element's content.
+ * @param {Element} element
+ * @param {...(Child | Children)} children
+ */
+export function replace(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+}
+
+/**
+ * A link inside the console (the router follows it without reloading the page).
+ * @param {string} href
+ * @param {...(Child | Children)} children
+ */
+export function link(href, ...children) {
+  return h('a', { href }, ...children);
+}
+
+/**
+ * The head of a page: where it sits (links back up), its title, and what it is.
+ * @param {{ trail: [string, string][], title: string, kind: string, actions?: Child[] }} head
+ */
+export function pageHead({ trail, title, kind, actions = [] }) {
+  document.title = `${title} · Overmind console`;
+  const crumbs = h('nav', { class: 'trail', 'aria-label': 'Where this page is' },
+    trail.flatMap(([href, label], index) => [index > 0 ? h('span', { class: 'trail-sep', 'aria-hidden': 'true' }, '/') : null, link(href, clipped(label))]));
+  return h('div', { class: 'page-head' },
+    crumbs,
+    h('div', { class: 'page-title-row' },
+      h('div', { class: 'page-title-block' }, h('span', { class: 'kind' }, kind), h('h1', { class: 'clip', title }, title)),
+      h('div', { class: 'actions' }, actions)));
+}
+
+/**
+ * A titled part of a page.
+ * @param {string} title
+ * @param {...(Child | Children)} children
+ */
+export function section(title, ...children) {
+  return h('section', { class: 'block' }, h('h2', {}, title), ...children);
+}
+
+/**
+ * Labelled values (a record's fields).
+ * @param {[string, Child | Children][]} pairs
+ */
+export function facts(pairs) {
+  return h('dl', { class: 'facts' }, pairs.flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value)]));
+}
+
+/**
+ * A short status word with its colour (running, keep, error...).
+ * @param {string} text
+ * @param {string} [tone] one of the badge tones in console.css; the text by default
+ */
+export function badge(text, tone = text) {
+  return h('span', { class: `badge tone-${tone}` }, text);
+}
+
+/**
+ * A headline number: a label, the value, and a line under it.
+ * @param {string} label
+ * @param {Child} value
+ * @param {Child | Children} [note]
+ * @param {string} [className]
+ */
+export function stat(label, value, note, className = '') {
+  return h('div', { class: `stat ${className}`.trim() }, h('div', { class: 'stat-label' }, label), h('div', { class: 'stat-value' }, value), note ? h('div', { class: 'stat-note' }, note) : null);
+}
+
+/**
+ * @param {unknown} error
+ */
+export function errorBox(error) {
+  return h('div', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error));
+}

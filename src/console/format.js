@@ -1,0 +1,61 @@
+// How numbers, times and JSON values read on the page. Missing values read as an em dash.
+
+const dash = '—';
+const scoreFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
+const countFormat = new Intl.NumberFormat('en-US');
+const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** @param {number | null | undefined} value */
+export function score(value) {
+  return typeof value === 'number' ? scoreFormat.format(value) : dash;
+}
+
+/** A change with its sign, e.g. "+0.12" or "−0.03". @param {number | null | undefined} value */
+export function delta(value) {
+  if (typeof value !== 'number') return dash;
+  if (value === 0) return '±0';
+  return `${value > 0 ? '+' : '−'}${scoreFormat.format(Math.abs(value))}`;
+}
+
+/** @param {number | null | undefined} value */
+export function count(value) {
+  return typeof value === 'number' ? countFormat.format(value) : dash;
+}
+
+/** @param {string | null | undefined} iso */
+export function dateTime(iso) {
+  if (!iso) return dash;
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date);
+}
+
+/** A duration in nanoseconds, in the unit that reads best. @param {number} nanos */
+export function duration(nanos) {
+  const ms = nanos / 1e6;
+  if (ms < 1) return `${scoreFormat.format(nanos / 1e3)} µs`;
+  if (ms < 1000) return `${ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms)} ms`;
+  const seconds = ms / 1000;
+  return seconds < 60 ? `${seconds.toFixed(2)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+}
+
+/**
+ * Any JSON value on one line, for a table cell (strings as they are).
+ * @param {unknown} value
+ */
+export function jsonInline(value) {
+  if (value === null || value === undefined || value === '') return dash;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * Any JSON value, indented, for a block of text.
+ * @param {unknown} value
+ */
+export function jsonBlock(value) {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+/** @param {string | null | undefined} text */
+export function text(text) {
+  return text ? text : dash;
+}

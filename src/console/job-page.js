@@ -1,0 +1,240 @@
+// A job: its status and scores first, then the score curve of every iteration (the job progress
+// endpoint, one request for up to 10,000 iterations), the iterations table, and a way to pick
+// two iterations to compare. While the page is open it follows the job's events, so a running
+// job's new iterations appear as they land, without polling or reloading.
+import { authHeaders, call, withQuery } from './api.js';
+import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from './dom.js';
+import { followEvents } from './event-stream.js';
+import { count, dateTime, delta, score, text } from './format.js';
+import { jobTitle, toneOf } from './project-page.js';
+import { navigate } from './router.js';
+import { scoreChart } from './score-chart.js';
+import { pagedTable } from './table.js';
+
+/**
+ * @typedef {import('./score-chart.js').ProgressPoint} ProgressPoint
+ * @typedef {import('./project-page.js').JobItem & { report_markdown?: string }} Job
+ * @typedef {{ id: string, job: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, description: string, dimension_scores: unknown }} Iteration
+ * @typedef {import('./table.js').Page<ProgressPoint> & { counts: { keep: number, discard: number, unset: number }, best_iteration: string | null, best_score: number | null }} ProgressPage
+ */
+
+const progressPageSize = 10_000;
+const liveTypes = ['iteration.created', 'iteration.updated', 'iteration.deleted', 'job.updated', 'job.deleted'];
+
+/** @param {import('./router.js').PageContext} context */
+export async function jobPage({ params, signal }) {
+  const id = params.id ?? '';
+  /** @type {[Job, ProgressPoint[]]} */
+  let [job, points] = await Promise.all([call(`/api/jobs/${id}/`, { signal }), loadProgress(id, signal)]);
+  /** @type {string[]} the picked iterations, oldest pick first */
+  let picked = [];
+
+  const headline = h('div', { class: 'stats' });
+  const title = h('div', {});
+  const liveState = h('span', { class: 'live', dataset: { state: 'connecting' } }, 'Connecting…');
+  const pickedSlot = h('div', { class: 'compare-bar' });
+  const chart = scoreChart({ points, baseline: job.baseline_score, signal, onPick: (point) => pick(point.id) });
+  const iterations = pagedTable({
+    key: 'iterations',
+    pageSize: 25,
+    signal,
+    searchLabel: 'Search iterations by name or description',
+    empty: 'No iterations yet.',
+    /** @returns {Promise<import('./table.js').Page<Iteration>>} */
+    load: (page, search) => call(withQuery('/api/job-iterations/', { job: id, page, page_size: 25, search }), { signal }),
+    rowClass: (iteration) => (picked.includes(iteration.id) ? 'picked-row' : ''),
+    columns: [
+      { label: 'Compare', cell: (iteration) => h('input', { type: 'checkbox', 'aria-label': `Compare ${iteration.iteration_name}`, checked: picked.includes(iteration.id), onchange: () => pick(iteration.id) }) },
+      { label: '#', numeric: true, cell: (iteration) => (iteration.order === null ? '—' : String(iteration.order)) },
+      { label: 'Iteration', cell: (iteration) => clipped(iteration.iteration_name, 'strong') },
+      { label: 'avg_score', numeric: true, cell: (iteration) => score(iteration.avg_score) },
+      { label: 'vs baseline', numeric: true, cell: (iteration) => versusBaseline(iteration.avg_score) },
+      { label: 'Decision', cell: (iteration) => (iteration.status ? badge(iteration.status) : badge('none', 'neutral')) },
+      { label: 'Description', cell: (iteration) => clipped(text(iteration.description), 'muted') },
+      { label: 'Created', cell: (iteration) => dateTime(iteration.created_at) },
+    ],
+  });
+
+  /** @param {number | null} value */
+  function versusBaseline(value) {
+    const change = typeof value === 'number' && typeof job.baseline_score === 'number' ? value - job.baseline_score : null;
+    return h('span', { class: toneOf(change) }, delta(change));
+  }
+
+  /** @param {string} iterationId */
+  function pick(iterationId) {
+    picked = picked.includes(iterationId) ? picked.filter((other) => other !== iterationId) : [...picked, iterationId].slice(-2);
+    showPicked();
+    void iterations.reload();
+  }
+
+  function showPicked() {
+    const names = picked.map((pickedId) => points.find((point) => point.id === pickedId)?.iteration_name ?? pickedId);
+    const [from, to] = picked;
+    replace(pickedSlot,
+      h('span', { class: 'muted' }, picked.length === 0 ? 'Pick two iterations (in the table or on the chart) to compare them.' : 'Compare '),
+      names.map((name, index) => [index > 0 ? ' with ' : null, clipped(name, 'strong pick')]),
+      h('button', { type: 'button', class: 'button primary', disabled: !(from && to), onclick: () => navigate(`/console/job-iterations/${from}/compare/${to}`) }, 'Compare →'));
+  }
+
+  function showHeadline() {
+    const counts = countDecisions(points);
+    const best = bestPoint(points);
+    const bestScore = job.best_score ?? best?.avg_score ?? null;
+    replace(title, pageHead({
+      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, 'Project'], ...(job.agent ? /** @type {[string, string][]} */ ([[`/console/agents/${job.agent}`, job.agent_display_name ?? 'Agent']]) : [])],
+      title: jobTitle(job),
+      kind: 'Job',
+      actions: [liveState, badge(job.status)],
+    }));
+    replace(headline,
+      stat('Best score', score(bestScore), best ? ['at ', clipped(best.iteration_name)] : 'no scored iteration yet', 'primary'),
+      stat('Improvement', h('span', { class: toneOf(job.improvement) }, delta(job.improvement)), `over baseline ${score(job.baseline_score)}`),
+      stat('Baseline', score(job.baseline_score)),
+      stat('Iterations', count(points.length), `${count(counts.keep)} keep · ${count(counts.discard)} discard · ${count(counts.unset)} undecided`));
+  }
+
+  /** Redraws what depends on the iterations, once per burst of events. */
+  const refresh = coalesce(() => {
+    showHeadline();
+    chart.update(points, job.baseline_score);
+    void iterations.reload();
+  });
+
+  /**
+   * @param {string} state
+   * @param {string} label
+   */
+  function showLive(state, label) {
+    liveState.dataset.state = state;
+    liveState.textContent = label;
+  }
+
+  /** @param {import('./event-stream.js').StreamEvent} event */
+  async function onEvent(event) {
+    if (event.type === 'reset') {
+      [job, points] = await Promise.all([call(`/api/jobs/${id}/`, { signal }), loadProgress(id, signal)]);
+    } else if (event.type === 'job.updated') {
+      job = { ...job, ...JSON.parse(event.data) };
+    } else if (event.type === 'job.deleted') {
+      return showLive('ended', 'Deleted');
+    } else if (event.type.startsWith('iteration.')) {
+      points = applyIteration(points, event.type, JSON.parse(event.data), id);
+    }
+    refresh();
+  }
+
+  showHeadline();
+  showPicked();
+  void followEvents(withQuery('/api/events/', { job: id, types: liveTypes.join(',') }), {
+    headers: authHeaders(),
+    signal,
+    onEvent: (event) => void onEvent(event),
+    onOpen: () => showLive('live', 'Live'),
+    onDrop: () => showLive('reconnecting', 'Reconnecting…'),
+    isFinal: (response) => response.status === 401 || response.status === 404,
+  }).then(() => {
+    if (!signal.aborted && liveState.dataset.state !== 'ended') showLive('off', 'Not live');
+  });
+
+  return h('div', { class: 'job-page' },
+    title,
+    headline,
+    section('Score per iteration', chart.element),
+    section('Iterations', pickedSlot, iterations.element),
+    section('Job', facts([
+      ['Agent', job.agent ? link(`/console/agents/${job.agent}`, clipped(job.agent_display_name ?? job.agent)) : '—'],
+      ['Type', text(job.job_type)],
+      ['Prompt', clipped(text(job.prompt_slug), 'mono')],
+      ['Analyzer model', clipped(text(job.analyzer_model), 'mono')],
+      ['Started', dateTime(job.created_at)],
+      ['Updated', dateTime(job.updated_at)],
+    ])));
+}
+
+/**
+ * Every iteration of the job in order, with the best score so far, from the progress endpoint.
+ * @param {string} id
+ * @param {AbortSignal} signal
+ */
+async function loadProgress(id, signal) {
+  /** @type {ProgressPoint[]} */
+  const points = [];
+  for (let page = 1; ; page++) {
+    /** @type {ProgressPage} */
+    const answer = await call(withQuery(`/api/jobs/${id}/progress/`, { page, page_size: progressPageSize }), { signal });
+    points.push(...answer.results);
+    if (!answer.next) return points;
+  }
+}
+
+/**
+ * The iterations after an iteration event, in the API's order (order, then created_at; no order
+ * last), with the best score so far recomputed from the first one that moved.
+ * @param {ProgressPoint[]} points
+ * @param {string} type
+ * @param {Iteration | { id: string }} data
+ * @param {string} jobId
+ */
+export function applyIteration(points, type, data, jobId) {
+  const rest = points.filter((point) => point.id !== data.id);
+  if (type === 'iteration.deleted' || !('job' in data) || data.job !== jobId) return withBestSoFar(rest);
+  const point = { id: data.id, order: data.order, iteration_name: data.iteration_name, avg_score: data.avg_score, status: data.status, created_at: data.created_at, best_so_far: null };
+  let at = rest.length;
+  while (at > 0 && comesBefore(point, /** @type {ProgressPoint} */ (rest[at - 1]))) at--;
+  rest.splice(at, 0, point);
+  return withBestSoFar(rest);
+}
+
+/**
+ * @param {ProgressPoint} a
+ * @param {ProgressPoint} b
+ */
+function comesBefore(a, b) {
+  if (a.order !== b.order) return b.order === null ? a.order !== null : a.order !== null && a.order < b.order;
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at;
+  return a.id < b.id;
+}
+
+/** @param {ProgressPoint[]} points */
+function withBestSoFar(points) {
+  /** @type {number | null} */
+  let best = null;
+  return points.map((point) => {
+    if (typeof point.avg_score === 'number' && (best === null || point.avg_score > best)) best = point.avg_score;
+    return point.best_so_far === best ? point : { ...point, best_so_far: best };
+  });
+}
+
+/** @param {ProgressPoint[]} points */
+function countDecisions(points) {
+  const counts = { keep: 0, discard: 0, unset: 0 };
+  for (const point of points) counts[point.status ?? 'unset']++;
+  return counts;
+}
+
+/** @param {ProgressPoint[]} points */
+function bestPoint(points) {
+  /** @type {ProgressPoint | undefined} */
+  let best;
+  for (const point of points) {
+    if (typeof point.avg_score === 'number' && (!best || point.avg_score > /** @type {number} */ (best.avg_score))) best = point;
+  }
+  return best;
+}
+
+/**
+ * Runs `action` once in the next frame however many times it is asked for before then.
+ * @param {() => void} action
+ */
+function coalesce(action) {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      action();
+    });
+  };
+}

@@ -1,0 +1,115 @@
+// The score curve of a job: every iteration's avg_score in order, coloured by its keep/discard
+// decision, the best score so far as a step line, and the baseline. Drawn by uPlot on a canvas
+// from plain arrays, so 10,000 points draw in a few milliseconds.
+import uPlot from './uplot.js';
+
+/**
+ * @typedef {{ id: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, best_so_far: number | null }} ProgressPoint
+ */
+
+const colors = { keep: '#15803d', discard: '#dc2626', unset: '#64748b', best: '#2563eb', baseline: '#94a3b8', grid: '#eef0f3', axis: '#475569' };
+
+/** What each chart draws, for the browser test and for anyone reading the page's state. */
+const drawn = new WeakMap();
+
+/**
+ * The data a chart element draws: x (1-based position), then keep, discard, undecided, best so
+ * far and baseline, one value (or null) per iteration.
+ * @param {Element} element
+ * @returns {uPlot.AlignedData | undefined}
+ */
+export function chartData(element) {
+  return drawn.get(element)?.data;
+}
+
+/**
+ * @param {ProgressPoint[]} points
+ * @param {number | null} baseline
+ * @returns {uPlot.AlignedData}
+ */
+export function seriesOf(points, baseline) {
+  const n = points.length;
+  const x = new Array(n);
+  const keep = new Array(n);
+  const discard = new Array(n);
+  const unset = new Array(n);
+  const best = new Array(n);
+  const base = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const point = /** @type {ProgressPoint} */ (points[i]);
+    x[i] = i + 1;
+    keep[i] = point.status === 'keep' ? point.avg_score : null;
+    discard[i] = point.status === 'discard' ? point.avg_score : null;
+    unset[i] = point.status === null ? point.avg_score : null;
+    best[i] = point.best_so_far;
+    base[i] = baseline;
+  }
+  return [x, keep, discard, unset, best, base];
+}
+
+/**
+ * @param {string} label
+ * @param {string} color
+ * @returns {uPlot.Series}
+ */
+function pointSeries(label, color) {
+  return { label, stroke: color, fill: color, paths: () => null, points: { show: true, space: 0, size: 6, width: 1, stroke: color, fill: color } };
+}
+
+/**
+ * @param {{ points: ProgressPoint[], baseline: number | null, signal: AbortSignal, onPick: (point: ProgressPoint) => void }} options
+ */
+export function scoreChart({ points, baseline, signal, onPick }) {
+  const element = document.createElement('div');
+  element.className = 'score-chart';
+  let shown = points;
+  /** @type {uPlot.Options} */
+  const options = {
+    width: 800,
+    height: 320,
+    scales: { x: { time: false } },
+    legend: { live: true },
+    cursor: { drag: { x: true, y: false }, points: { size: 8 } },
+    axes: [
+      { label: 'Iteration (in order)', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid } },
+      { label: 'avg_score', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, size: 60 },
+    ],
+    series: [
+      { label: 'Iteration', value: (_, position) => (position === null ? '—' : `#${position} ${shown[position - 1]?.iteration_name ?? ''}`) },
+      pointSeries('keep', colors.keep),
+      pointSeries('discard', colors.discard),
+      pointSeries('no decision', colors.unset),
+      { label: 'best so far', stroke: colors.best, width: 2, paths: uPlot.paths.stepped?.({ align: 1 }), points: { show: false } },
+      { label: 'baseline', stroke: colors.baseline, width: 1.5, dash: [6, 4], points: { show: false } },
+    ],
+  };
+  const chart = new uPlot(options, seriesOf(points, baseline), element);
+  drawn.set(element, chart);
+
+  chart.over.addEventListener('click', () => {
+    const index = chart.cursor.idx;
+    const point = index === null || index === undefined ? undefined : shown[index];
+    if (point) onPick(point);
+  });
+  const resize = new ResizeObserver(() => {
+    const width = element.clientWidth;
+    if (width > 0 && width !== chart.width) chart.setSize({ width, height: 320 });
+  });
+  resize.observe(element);
+  signal.addEventListener('abort', () => {
+    resize.disconnect();
+    chart.destroy();
+  }, { once: true });
+
+  return {
+    element,
+    /**
+     * @param {ProgressPoint[]} next
+     * @param {number | null} nextBaseline
+     */
+    update(next, nextBaseline) {
+      shown = next;
+      chart.setData(seriesOf(next, nextBaseline));
+    },
+  };
+}

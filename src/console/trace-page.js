@@ -1,0 +1,49 @@
+// One trace: its totals, the waterfall of its spans, and the picked span's attributes.
+import { callText } from './api.js';
+import { h, pageHead, stat } from './dom.js';
+import { count, duration } from './format.js';
+import { waterfall } from './waterfall.js';
+
+/**
+ * @typedef {Omit<import('./traces-page.js').Span, 'start_time_ns' | 'end_time_ns'> & { start_time_ns: bigint, end_time_ns: bigint }} ExactSpan
+ * @typedef {{ trace_id: string, root: ExactSpan, span_count: number, spans: ExactSpan[] }} Trace
+ */
+
+/** @param {import('./router.js').PageContext} context */
+export async function tracePage({ params, signal }) {
+  const trace = parseTrace(await callText(`/api/traces/${params.trace_id}/`, { signal }));
+  const errors = trace.spans.filter((span) => span.status_code === 2).length;
+  const services = new Set(trace.spans.map((span) => span.service_name).filter(Boolean));
+  const tokens = trace.spans.reduce((sum, span) => sum + (span.total_tokens ?? 0), 0);
+  const chart = waterfall(trace.spans);
+  return h('div', {},
+    pageHead({ trail: [['/', 'Projects'], ['/console/traces', 'Traces']], title: trace.root.name || '(unnamed span)', kind: `Trace ${trace.trace_id}` }),
+    h('div', { class: 'stats' },
+      stat('Duration', duration(chart.totalNs), null, 'primary'),
+      stat('Spans', count(trace.span_count), trace.span_count > trace.spans.length ? `${count(trace.spans.length)} shown` : null),
+      stat('Errors', count(errors), null, errors > 0 ? 'tone-error' : ''),
+      stat('Services', count(services.size), [...services].slice(0, 3).join(', ')),
+      stat('Tokens', count(tokens))),
+    chart.element);
+}
+
+/**
+ * Span times are nanoseconds since 1970, past 2^53: JSON.parse would round them. Where the
+ * browser gives the reviver the number's source text, a span's times become exact BigInts;
+ * elsewhere they are rounded to a few hundred nanoseconds, which a waterfall cannot show anyway.
+ * @param {string} text
+ * @returns {Trace}
+ */
+export function parseTrace(text) {
+  /**
+   * @this {Record<string, unknown>} the object that holds `key`
+   * @param {string} key
+   * @param {unknown} value
+   * @param {{ source?: string }} [context]
+   */
+  function exactTimes(key, value, context) {
+    const isSpanTime = (key === 'start_time_ns' || key === 'end_time_ns') && typeof value === 'number' && 'span_id' in this;
+    return isSpanTime ? BigInt(context?.source ?? Math.round(/** @type {number} */ (value))) : value;
+  }
+  return JSON.parse(text, /** @type {(this: unknown, key: string, value: unknown) => unknown} */ (exactTimes));
+}
