@@ -31,6 +31,7 @@ export function dateTime(iso) {
 
 /** A duration in nanoseconds, in the unit that reads best. @param {number} nanos */
 export function duration(nanos) {
+  if (nanos === 0) return '0';
   const ms = nanos / 1e6;
   if (ms < 1) return `${scoreFormat.format(nanos / 1e3)} µs`;
   if (ms < 1000) return `${ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms)} ms`;

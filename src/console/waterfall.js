@@ -97,11 +97,16 @@ function row(span, index, depth, start, totalNs) {
     clipped(span.name || '(unnamed span)', 'wf-name'),
     h('span', { class: 'wf-service' }, span.service_name));
   label.style.paddingLeft = `${Math.min(depth, 24) * 14 + 8}px`;
+  const startShare = (offset / totalNs) * 100;
+  const endShare = ((offset + length) / totalNs) * 100;
   const bar = h('div', { class: `wf-bar type-${span.span_type}${span.status_code === 2 ? ' failed' : ''}` });
-  bar.style.left = `${((offset / totalNs) * 100).toFixed(3)}%`;
-  bar.style.width = `max(2px, ${((length / totalNs) * 100).toFixed(3)}%)`;
-  const time = h('span', { class: 'wf-time' }, duration(length));
-  time.style.left = `${Math.min(88, ((offset + length) / totalNs) * 100).toFixed(3)}%`;
+  bar.style.left = `${startShare.toFixed(3)}%`;
+  bar.style.width = `max(2px, ${(endShare - startShare).toFixed(3)}%)`;
+  // The duration follows the bar; near the right edge it sits inside a long bar's end, or
+  // before a short bar.
+  const place = endShare <= 85 ? 'after' : endShare - startShare > 12 ? 'inside' : 'before';
+  const time = h('span', { class: `wf-time ${place}` }, duration(length));
+  time.style.left = `${(place === 'before' ? startShare : endShare).toFixed(3)}%`;
   return h('div', { class: 'wf-row', role: 'listitem', dataset: { index: String(index), spanId: span.span_id } }, label, h('div', { class: 'wf-track' }, bar, time));
 }
 

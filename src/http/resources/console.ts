@@ -110,6 +110,8 @@ function send(ctx: ApiContext, path: string, type: string): void {
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-cache');
   ctx.set('ETag', file.etag);
+  // Koa compares the ETag only for an answer that would be a success.
+  ctx.status = 200;
   if (ctx.fresh) {
     ctx.status = 304;
     return;

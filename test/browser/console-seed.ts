@@ -1,0 +1,223 @@
+// The data the console's browser test walks through, made through the public API as any client
+// would: a project with members, an agent with three dataset versions (the second active), a
+// running job with scored iterations, a finished job with 10,000 iterations, traces (one of
+// 2,000 spans), and a second project in which every field a person or an agent writes holds
+// markup and script.
+import * as assert from 'uvu/assert';
+import type { Client } from '../helpers/client.ts';
+import { createApiKey, registerUser, type Member } from '../helpers/fixtures.ts';
+import { baseNs, ms, otlpJson, postJson, spanId, traceId, type JsonSpan } from '../traces/helpers.ts';
+
+export const password = 'correct horse battery';
+
+/** Markup that would run if the console ever parsed a value as HTML; `where` says which field. */
+export function hostile(where: string): string {
+  return `<img src=x onerror="window.__pwned='${where}'"><script>window.__pwned='${where}'</script><a href="javascript:window.__pwned='${where}'">${where}</a>`;
+}
+
+/** The same for fields of at most 64 characters (iteration names). */
+export function hostileShort(where: string): string {
+  return `<img src=x onerror=__pwned=1>${where}`.slice(0, 64);
+}
+
+export const bigJobIterations = 10_000;
+export const bigTraceSpans = 2_000;
+export const runningIterations = 24;
+
+export interface Seeded {
+  ada: Member;
+  apiKey: string;
+  project: { id: string; name: string };
+  members: string[];
+  agent: { id: string; name: string };
+  longAgent: { id: string; name: string };
+  datasets: { id: string; version: number }[];
+  runningJob: { id: string };
+  runningIterations: { id: string; iteration_name: string; avg_score: number; status: string | null; dimension_scores: Record<string, number> }[];
+  bigJob: { id: string };
+  bigTraceId: string;
+  traceIds: string[];
+  hostileProject: { id: string };
+  hostileAgent: { id: string };
+  hostileDatasets: string[];
+  hostileJob: { id: string };
+  hostileIterations: string[];
+  hostileTraceId: string;
+}
+
+async function created<T = any>(client: Client, path: string, body: unknown): Promise<T> {
+  const reply = await client.post(path, body);
+  assert.is(reply.status, 201, `POST ${path}: ${reply.text.slice(0, 300)}`);
+  return reply.body as T;
+}
+
+/** Runs `make(i)` for i in [0, n), at most `width` at a time. */
+async function inParallel(n: number, width: number, make: (i: number) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < n) await make(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, n) }, worker));
+}
+
+/** A score curve that climbs with noise, the same on every run. */
+function scoreAt(i: number): number {
+  const noise = Math.sin(i * 12.9898) * 43758.5453;
+  return Math.round((0.55 + 0.3 * (1 - Math.exp(-i / 60)) + (noise - Math.floor(noise) - 0.5) * 0.12) * 10_000) / 10_000;
+}
+
+const dimensions = ['accuracy', 'tone', 'tool_use', 'latency'];
+
+function dimensionScores(i: number): Record<string, number> {
+  return Object.fromEntries(dimensions.map((name, d) => [name, Math.round(scoreAt(i + d * 7) * 100) / 100]));
+}
+
+function agentCode(i: number): string {
+  return [
+    'def answer(question, tools):',
+    `    """Candidate ${i}."""`,
+    `    context = tools.search(question, top_k=${3 + (i % 4)})`,
+    i % 2 === 0 ? '    context = [c for c in context if c.score > 0.5]' : '    context = context[:3]',
+    `    prompt = f"Answer politely using {context}: {question}"`,
+    `    return tools.llm(prompt, temperature=${(i % 5) / 10})`,
+    '',
+  ].join('\n');
+}
+
+function datapoints(count: number, version: number): object[] {
+  return Array.from({ length: count }, (_, i) => ({
+    input: { question: `How do I reset my password? (case ${i + 1})`, channel: i % 2 ? 'email' : 'chat' },
+    expected_output: version > 1 && i % 5 === 0 ? `Use the reset link (revised ${version}).` : 'Use the reset link on the sign-in page.',
+    persona: ['new customer', 'admin', 'returning customer'][i % 3],
+    tags: ['password', i % 2 ? 'email' : 'chat'],
+  }));
+}
+
+export async function seedConsole(anonymous: Client): Promise<Seeded> {
+  const ada = await registerUser(anonymous, 'ada@example.com', password);
+  const client = ada.client;
+  const project = await created(client, '/api/projects/', { name: 'Customer support', slug: 'customer-support', description: 'Agents that answer customers, and how well they do it.' });
+  const members = ['bob@example.com', 'carol@example.com'];
+  for (const email of members) {
+    await registerUser(anonymous, email, password);
+    await created(client, `/api/projects/${project.id}/memberships/`, { email });
+  }
+  const apiKey = (await createApiKey(client, project.id, { name: 'console test' })).key as string;
+
+  const agent = await created(client, '/api/agents/', {
+    project: project.id, name: 'support-bot', slug: 'support-bot', display_name: 'Support bot', model: 'gpt-4o-mini', analyzer_model: 'gpt-4o',
+    description: 'Answers account and billing questions.', status: 'active', agent_path: 'agents/support.py', entrypoint_fn: 'answer',
+    tags: ['support', 'prod'], output_fields: ['answer'], structure_weight: 25,
+  });
+  const longName = `triage-${'very-long-name-'.repeat(14)}end`;
+  const longAgent = await created(client, '/api/agents/', { project: project.id, name: longName, slug: 'triage', display_name: longName, model: 'claude-3-haiku' });
+  const datasets = [];
+  for (const [version, size] of [[1, 20], [2, 22], [3, 40]] as const) {
+    datasets.push(await created(client, '/api/datasets/', { agent: agent.id, name: `support v${version}`, datapoints: datapoints(size, version), make_active: version !== 3, source: version === 3 ? 'synthetic' : 'seed' }));
+  }
+
+  const runningJob = await created(client, '/api/jobs/', { agent: agent.id, job_type: 'prompt_tuning', status: 'running', baseline_score: 0.58, prompt_slug: 'support-answer', analyzer_model: 'gpt-4o' });
+  const running: Seeded['runningIterations'] = [];
+  for (let i = 0; i < runningIterations; i++) {
+    const status = i % 3 === 2 ? null : scoreAt(i) > scoreAt(i - 1) ? 'keep' : 'discard';
+    running.push(await created(client, '/api/job-iterations/', {
+      job: runningJob.id, iteration_name: `candidate-${i + 1}`, order: i, avg_score: scoreAt(i), status,
+      dimension_scores: dimensionScores(i), agent_code: agentCode(i), description: i % 4 === 0 ? 'Tighter retrieval' : 'Prompt rewording',
+    }));
+  }
+  const best = Math.max(...running.map((iteration) => iteration.avg_score));
+  assert.is((await client.patch(`/api/jobs/${runningJob.id}/`, { best_score: best })).status, 200);
+
+  const bigJob = await created(client, '/api/jobs/', { agent: agent.id, job_type: 'model_backtesting', status: 'completed', baseline_score: 0.5, prompt_slug: 'backtest' });
+  await inParallel(bigJobIterations, 64, (i) => created(client, '/api/job-iterations/', {
+    job: bigJob.id, iteration_name: `sweep-${i + 1}`, order: i, avg_score: scoreAt(i), status: i % 7 === 0 ? 'keep' : 'discard', dimension_scores: { accuracy: scoreAt(i) },
+  }));
+  assert.is((await client.patch(`/api/jobs/${bigJob.id}/`, { best_score: Math.max(...Array.from({ length: bigJobIterations }, (_, i) => scoreAt(i))) })).status, 200);
+
+  const { bigTraceId, traceIds } = await seedTraces(client);
+  const hostileSeed = await seedHostile(client);
+  return {
+    ada, apiKey, project, members: [ada.email, ...members], agent, longAgent, datasets,
+    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed,
+  };
+}
+
+/** Twelve small traces over three services (some failed), and one trace of 2,000 spans. */
+async function seedTraces(client: Client): Promise<{ bigTraceId: string; traceIds: string[] }> {
+  const traceIds: string[] = [];
+  const services = ['support-api', 'retriever', 'billing'];
+  for (let t = 1; t <= 12; t++) {
+    const id = traceId(0x1000 + t);
+    traceIds.push(id);
+    const start = baseNs + ms(t * 60_000);
+    const spans: JsonSpan[] = [
+      { traceId: id, spanId: spanId(t * 100), name: `answer question ${t}`, start, end: start + ms(200 + t * 40), attributes: { 'gen_ai.operation.name': 'invoke_agent' }, ...(t % 4 === 0 ? { status: { code: 2, message: 'tool timed out' } } : {}) },
+      { traceId: id, spanId: spanId(t * 100 + 1), parentSpanId: spanId(t * 100), name: 'search knowledge base', start: start + ms(10), end: start + ms(80), attributes: { 'db.system': 'qdrant' } },
+      { traceId: id, spanId: spanId(t * 100 + 2), parentSpanId: spanId(t * 100), name: 'chat gpt-4o-mini', start: start + ms(90), end: start + ms(180 + t * 30), attributes: { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.input_tokens': 400 + t, 'gen_ai.usage.output_tokens': 120 } },
+    ];
+    const reply = await postJson(client, otlpJson({ 'service.name': services[t % 3]! }, spans));
+    assert.is(reply.status, 200, `export trace ${t}: ${reply.text}`);
+  }
+
+  const bigTraceId = traceId(0xb16);
+  const start = baseNs + ms(3_600_000);
+  const spans: JsonSpan[] = [{ traceId: bigTraceId, spanId: spanId(1), name: 'optimize run', start, end: start + ms(60_000), attributes: { 'gen_ai.operation.name': 'invoke_agent' } }];
+  // A root, 40 steps under it, and under each step a chain of tool and model calls.
+  for (let s = 0; s < 40; s++) {
+    const stepId = 2 + s * 50;
+    const stepStart = start + ms(s * 1_400 + 100);
+    spans.push({ traceId: bigTraceId, spanId: spanId(stepId), parentSpanId: spanId(1), name: `step ${s + 1}`, start: stepStart, end: stepStart + ms(1_300), attributes: { step: s } });
+    for (let c = 1; c < 50 && spans.length < bigTraceSpans; c++) {
+      const callStart = stepStart + ms(c * 25);
+      const llm = c % 3 === 0;
+      spans.push({
+        traceId: bigTraceId, spanId: spanId(stepId + c), parentSpanId: spanId(c % 5 === 0 ? stepId + c - 1 : stepId),
+        name: llm ? 'chat gpt-4o' : `tool lookup_${c}`, start: callStart, end: callStart + ms(llm ? 60 : 20),
+        attributes: llm ? { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.total_tokens': 900 } : { 'gen_ai.tool.name': `lookup_${c}` },
+        ...(s === 7 && c === 9 ? { status: { code: 2, message: 'rate limited' } } : {}),
+      });
+    }
+  }
+  assert.is(spans.length, bigTraceSpans);
+  const reply = await postJson(client, otlpJson({ 'service.name': 'optimizer' }, spans));
+  assert.is(reply.status, 200, `export the big trace: ${reply.text}`);
+  return { bigTraceId, traceIds };
+}
+
+/** A project where every field a person or an agent writes holds markup and script. */
+async function seedHostile(client: Client) {
+  const hostileProject = await created(client, '/api/projects/', { name: hostile('project name'), slug: 'hostile', description: hostile('project description') });
+  const hostileAgent = await created(client, '/api/agents/', {
+    project: hostileProject.id, name: hostile('agent name'), slug: 'hostile-agent', display_name: hostile('agent display name'),
+    description: hostile('agent description'), model: hostile('model').slice(0, 128), status: '<b>bold</b>', tags: [hostile('agent tag')],
+    agent_path: hostile('agent path'), output_fields: [hostile('eval spec')],
+  });
+  const hostileDatasets = [];
+  for (const version of [1, 2]) {
+    const dataset = await created(client, '/api/datasets/', {
+      agent: hostileAgent.id, name: hostile(`dataset name ${version}`).slice(0, 255), datapoints: [
+        { input: { question: hostile(`datapoint input ${version}`) }, expected_output: hostile(`expected output ${version}`), persona: hostile('persona').slice(0, 128), tags: [hostile(`datapoint tag ${version}`)] },
+        { input: hostile('datapoint input text'), persona: 'plain' },
+      ],
+    });
+    hostileDatasets.push(dataset.id as string);
+  }
+  const hostileJob = await created(client, '/api/jobs/', { agent: hostileAgent.id, status: 'running', job_type: 'prompt_tuning', prompt_slug: hostile('prompt slug').slice(0, 255), analyzer_model: hostile('analyzer').slice(0, 128), baseline_score: 0.1 });
+  const hostileIterations = [];
+  for (let i = 0; i < 2; i++) {
+    const iteration = await created(client, '/api/job-iterations/', {
+      job: hostileJob.id, iteration_name: hostileShort(`iteration ${i}`), order: i, avg_score: 0.2 + i / 10, status: i ? 'keep' : 'discard',
+      description: hostile(`iteration description ${i}`), agent_code: `${hostile(`agent code ${i}`)}\nreturn ${i}\n`,
+      dimension_scores: { [hostile('dimension name')]: 0.3 + i / 10, plain: 0.5 },
+    });
+    hostileIterations.push(iteration.id as string);
+  }
+  const hostileTraceId = traceId(0xbad);
+  const start = baseNs + ms(7_200_000);
+  const reply = await postJson(client, otlpJson({ 'service.name': hostile('service name'), 'overmind.project.id': hostileProject.id }, [
+    { traceId: hostileTraceId, spanId: spanId(0xbad1), name: hostile('span name'), start, end: start + ms(50), attributes: { [hostile('attribute key')]: hostile('attribute value'), plain: 'text' }, status: { code: 2, message: hostile('status message') } },
+    { traceId: hostileTraceId, spanId: spanId(0xbad2), parentSpanId: spanId(0xbad1), name: hostile('child span name'), start: start + ms(5), end: start + ms(20) },
+  ]));
+  assert.is(reply.status, 200, `export the hostile trace: ${reply.text}`);
+  return { hostileProject, hostileAgent, hostileDatasets, hostileJob, hostileIterations, hostileTraceId };
+}
