@@ -17,7 +17,9 @@ export class EventStreamParser {
     /** @type {string[]} */
     this.data = [];
     this.type = '';
-    /** The id of the last event, kept across events as the SSE rules say. */
+    /** The id the event being read will have: the last one sent, kept across events. */
+    this.idBuffer = '';
+    /** The id of the last whole event: where a reconnection resumes. */
     this.lastEventId = '';
   }
 
@@ -37,6 +39,7 @@ export class EventStreamParser {
 
   /** Forgets a half-received event (after a drop it is sent again, after Last-Event-ID). */
   discardPartial() {
+    this.idBuffer = this.lastEventId;
     this.pending = '';
     this.data = [];
     this.type = '';
@@ -52,10 +55,11 @@ export class EventStreamParser {
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.type = value;
-    else if (field === 'id' && !value.includes('\0')) this.lastEventId = value;
+    else if (field === 'id' && !value.includes('\0')) this.idBuffer = value;
   }
 
   dispatch() {
+    this.lastEventId = this.idBuffer;
     const data = this.data;
     const type = this.type;
     this.data = [];
