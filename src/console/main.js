@@ -40,7 +40,7 @@ async function show() {
   markCurrentSection();
   if (!session.token) return showSignIn();
   who.hidden = false;
-  void showWho(signal);
+  if (!whoName.textContent) void showWho();
   const found = match(table, location.pathname);
   if (!found) return replace(view, h('div', { class: 'block' }, h('h1', {}, 'No such page'), h('p', {}, h('a', { href: '/' }, 'Back to projects'))));
   view.setAttribute('aria-busy', 'true');
@@ -57,15 +57,16 @@ async function show() {
 /** @param {string} [message] */
 function showSignIn(message) {
   who.hidden = true;
+  whoName.textContent = '';
   document.title = 'Sign in · Overmind console';
   replace(view, signInPage({ ...(message ? { message } : {}), onSignedIn: show }));
 }
 
-/** @param {AbortSignal} signal */
-async function showWho(signal) {
+/** Who is signed in, asked once per sign-in. */
+async function showWho() {
   try {
     /** @type {{ email: string }} */
-    const me = await call('/api/auth/me/', { signal });
+    const me = await call('/api/auth/me/');
     whoName.textContent = me.email;
     whoName.title = me.email;
   } catch {

@@ -83,6 +83,11 @@ function nest(spans) {
   return { ordered, depths };
 }
 
+/** One row, cloned per span: cheaper than building each row's elements afresh. */
+const rowTemplate = h('div', { class: 'wf-row', role: 'listitem' },
+  h('div', { class: 'wf-label' }, h('span', { class: 'clip wf-name' }), h('span', { class: 'wf-service' })),
+  h('div', { class: 'wf-track' }, h('div', { class: 'wf-bar' }), h('span', { class: 'wf-time' })));
+
 /**
  * @param {ExactSpan} span
  * @param {number} index
@@ -93,24 +98,34 @@ function nest(spans) {
 function row(span, index, depth, start, totalNs) {
   const offset = Number(span.start_time_ns - start);
   const length = Number(span.end_time_ns - span.start_time_ns);
-  const label = h('div', { class: 'wf-label' },
-    clipped(span.name || '(unnamed span)', 'wf-name'),
-    h('span', { class: 'wf-service' }, span.service_name));
-  label.style.paddingLeft = `${Math.min(depth, 24) * 14 + 8}px`;
   const startShare = (offset / totalNs) * 100;
   const endShare = ((offset + length) / totalNs) * 100;
-  const bar = h('div', { class: `wf-bar type-${span.span_type}${span.status_code === 2 ? ' failed' : ''}` });
-  bar.style.left = `${startShare.toFixed(3)}%`;
-  bar.style.width = `max(2px, ${(endShare - startShare).toFixed(3)}%)`;
   // The duration follows the bar; near the right edge it sits inside a long bar's end, or
   // before a short bar.
   const place = endShare <= 85 ? 'after' : endShare - startShare > 12 ? 'inside' : 'before';
-  const time = h('span', { class: `wf-time ${place}` }, duration(length));
+
+  const element = /** @type {HTMLElement} */ (rowTemplate.cloneNode(true));
+  const [label, track] = /** @type {HTMLElement[]} */ ([...element.children]);
+  const [name, service] = /** @type {HTMLElement[]} */ ([...(label?.children ?? [])]);
+  const [bar, time] = /** @type {HTMLElement[]} */ ([...(track?.children ?? [])]);
+  if (!label || !name || !service || !bar || !time) throw new Error('the row template lost an element');
+  element.dataset.index = String(index);
+  element.dataset.spanId = span.span_id;
+  label.style.paddingLeft = `${Math.min(depth, 24) * 14 + 8}px`;
+  name.textContent = span.name || '(unnamed span)';
+  name.title = name.textContent;
+  service.textContent = span.service_name;
+  bar.classList.add(`type-${span.span_type}`);
+  if (span.status_code === 2) bar.classList.add('failed');
+  bar.style.left = `${startShare.toFixed(3)}%`;
+  bar.style.width = `max(2px, ${(endShare - startShare).toFixed(3)}%)`;
+  time.classList.add(place);
+  time.textContent = duration(length);
   time.style.left = `${(place === 'before' ? startShare : endShare).toFixed(3)}%`;
-  return h('div', { class: 'wf-row', role: 'listitem', dataset: { index: String(index), spanId: span.span_id } }, label, h('div', { class: 'wf-track' }, bar, time));
+  return element;
 }
 
-/** Tick labels at fifths of the trace's duration. @param {number} totalNs */
+/** Tick labels at quarters of the trace's duration. @param {number} totalNs */
 function axis(totalNs) {
   const ticks = h('div', { class: 'wf-track wf-ticks' });
   for (let i = 0; i <= 4; i++) {

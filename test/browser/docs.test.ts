@@ -2,31 +2,13 @@
 // every operation of the document, "Try it out" -> "Execute" on GET /api/health/ shows the live
 // answer, and the page never reaches for a host other than the service (this machine has no
 // network, and the reference must work without one). Needs Debian's chromium package.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { OpenApiDocument } from '../../src/http/openapi.ts';
+import { browserTimeoutMs as timeoutMs, launchChromium as launch } from '../helpers/chromium.ts';
 import { withService } from '../helpers/service.ts';
 
-const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const timeoutMs = 30_000;
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
-
-async function launch(): Promise<Browser> {
-  if (!existsSync(executablePath)) {
-    throw new Error(`Chromium is not installed at ${executablePath}: install Debian's chromium package (apt-get install chromium), or set CHROMIUM_PATH to a Chromium binary.`);
-  }
-  try {
-    return await chromium.launch({
-      executablePath,
-      timeout: timeoutMs,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-  } catch (error) {
-    throw new Error(`Chromium at ${executablePath} did not start (install Debian's chromium package, or set CHROMIUM_PATH): ${(error as Error).message}`);
-  }
-}
 
 test('Swagger UI renders every operation, executes a call, and loads nothing from another host', async () => {
   await withService(async ({ url }) => {
