@@ -115,12 +115,12 @@ export interface ServiceProcess extends ChildServer {
  * directory unless given). LOG_LEVEL is warn unless BENCH_LOG_LEVEL says otherwise: per-request
  * info logs are an operator's choice and would be measured otherwise.
  */
-export async function startService(options: { dataDir?: string } = {}): Promise<ServiceProcess> {
+export async function startService(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
   const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, npmStartArgs(), {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...options.env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -7,6 +7,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'agents', load: () => import('./agents.ts') },
   { name: 'jobs', load: () => import('./jobs.ts') },
   { name: 'traces', load: () => import('./traces.ts') },
+  { name: 'events', load: () => import('./events.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
 ];
 

@@ -498,6 +498,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every committed change the caller may see, as server-sent events (id, event type, data: the record as the API answers it). Send Last-Event-ID to resume; `event: reset` means some events were missed. */
+        get: operations["events_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schema/": {
         parameters: {
             query?: never;
@@ -3144,6 +3161,39 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    events_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only changes in this project. */
+                project?: string;
+                /** @description Only changes of this agent, its datasets, jobs and their iterations. */
+                agent?: string;
+                /** @description Only changes of this job and its iterations. */
+                job?: string;
+                /** @description Comma-separated event types, e.g. iteration.created,job.updated. */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["Throttled"];
             500: components["responses"]["InternalError"];
         };
     };

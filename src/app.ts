@@ -10,6 +10,7 @@ import { agentRoutes } from './http/resources/agents.ts';
 import { consoleRoutes } from './http/resources/console.ts';
 import { datasetRoutes } from './http/resources/datasets.ts';
 import { docsRoutes } from './http/resources/docs.ts';
+import { eventRoutes } from './http/resources/events.ts';
 import { healthRoutes } from './http/resources/health.ts';
 import { identityRoutes } from './http/resources/identity.ts';
 import { iterationRoutes } from './http/resources/iterations.ts';
@@ -30,6 +31,7 @@ export function allRoutes(deps: Deps): Route[] {
     ...jobRoutes(deps),
     ...iterationRoutes(deps),
     ...traceRoutes(deps),
+    ...eventRoutes(deps),
     ...docsRoutes(deps),
     ...metricsRoutes(deps),
     ...consoleRoutes(),

@@ -64,6 +64,18 @@ export interface Limits {
   requestTimeoutSeconds: number;
   /** Seconds an idle keep-alive connection stays open. */
   keepAliveTimeoutSeconds: number;
+  /** Changes the event feed keeps for streams resuming with Last-Event-ID. */
+  eventLogEventsMax: number;
+  /** Characters of those changes (their rendered events) the feed keeps. */
+  eventLogCharsMax: number;
+  /** Event streams one user may hold open at once. */
+  eventStreamsPerUserMax: number;
+  /** Bytes waiting to be sent to one event stream before it is cut (a reader too slow to keep up). */
+  eventStreamBufferBytesMax: number;
+  /** Seconds between heartbeats on an event stream. */
+  eventHeartbeatSeconds: number;
+  /** Trace ids named in one spans.ingested event. */
+  eventTraceIdsMax: number;
 }
 
 export interface Config {
@@ -115,6 +127,12 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   headersTimeoutSeconds: 10,
   requestTimeoutSeconds: 120,
   keepAliveTimeoutSeconds: 5,
+  eventLogEventsMax: 10_000,
+  eventLogCharsMax: 32 * 1024 * 1024,
+  eventStreamsPerUserMax: 16,
+  eventStreamBufferBytesMax: 1024 * 1024,
+  eventHeartbeatSeconds: 15,
+  eventTraceIdsMax: 100,
 });
 
 /** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */

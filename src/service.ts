@@ -17,6 +17,8 @@ import type { Clock, Deps } from './http/deps.ts';
 import { clientErrorListener } from './http/errors.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { apiKeyUseRecorder } from './http/resources/identity.ts';
+import { ChangeFeed } from './events/change-feed.ts';
+import { publishedChanges } from './http/published-changes.ts';
 import { createLogger } from './log.ts';
 import { ReadModel } from './read-model/read-model.ts';
 import { StoreHealth } from './store/health.ts';
@@ -65,6 +67,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const readModel = new ReadModel();
   const jsonCache = new JsonCache(config.limits.jsonCacheCharsMax);
   const traces = new Traces({ kv, config, clock, logger, outcome: recordStoreOutcome });
+  // Event ids grow across restarts too: each process starts numbering at the clock's microseconds.
+  const changes = new ChangeFeed(config.limits, clock.nowMs() * 1000);
   const started = clock.nowMs();
   const registry = Registry.recover({
     journal,
@@ -75,6 +79,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     storeOutcome: recordStoreOutcome,
     projectDeleted: (projectId) => traces.forgetProject(projectId),
     jsonText: (value) => jsonCache.text(value),
+    changed: (committed) => changes.publish(publishedChanges(committed, readModel, jsonCache)),
   });
   // Before anything writes in the background: the store reopens underneath.
   await kv.releaseRecoveryPages();
@@ -99,6 +104,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     }),
     health,
     traces,
+    changes,
     metrics: new ServiceMetrics({
       busyActors: () => registry.busyActors(),
       storeBytes: () => kv.stats().bytes,
@@ -143,6 +149,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     },
     close() {
       closing ??= (async () => {
+        // Event streams never finish by themselves: end them so the server can close.
+        changes.close();
         if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
         await traces.close();
         await registry.close();

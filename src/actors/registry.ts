@@ -8,6 +8,7 @@ import type { IterationChanges, JobState } from '../domain/job.ts';
 import type { ProjectState } from '../domain/project.ts';
 import type { JobIteration } from '../domain/records.ts';
 import { notFound } from '../domain/rejection.ts';
+import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
 import { Actor, ActorUnavailable, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
@@ -37,6 +38,8 @@ export interface RegistryOptions {
   projectDeleted?(projectId: string): void;
   /** JSON text of immutable values (datapoints), shared with responses. */
   jsonText: JsonText;
+  /** Called with each committed message's changes once the read model has them (the event feed). */
+  changed?(changes: readonly Change[]): void;
 }
 
 /** Actors whose snapshots one shutdown transaction writes. */
@@ -61,11 +64,14 @@ export class Registry {
       snapshotEvery: options.snapshotEvery,
       storeOutcome: options.storeOutcome,
       jsonText: options.jsonText,
-      committed(kind, _id, events) {
+      committed(kind, id, events) {
+        // What changed is read against the state before the events (was the agent live?).
+        const changes = options.changed ? changesOf(kind, id, events, readModel) : [];
         if (kind === 'identity') readModel.applyIdentity(events as never);
         else if (kind === 'project') readModel.applyProject(events as never);
         else if (kind === 'agent') readModel.applyAgent(events as never);
         else readModel.applyJob(events as never);
+        if (changes.length > 0) options.changed!(changes);
       },
       ended: (kind, id) => {
         this.mapFor(kind).delete(id);
@@ -250,4 +256,13 @@ export class Registry {
     if (kind === 'job') return this.jobs;
     throw new Error(`the ${kind} stream never ends`);
   }
+}
+
+/** The changes one committed message makes, judged against the read model before it applies them. */
+function changesOf(kind: string, id: string, events: readonly unknown[], readModel: ReadModel): Change[] {
+  const before: Before = { agent: (agentId) => readModel.agents.get(agentId), members: (project) => readModel.memberIds(project) };
+  if (kind === 'project') return projectChanges(events as never, before);
+  if (kind === 'agent') return agentChanges(id, events as never, before);
+  if (kind === 'job') return jobChanges(events as never);
+  return [];
 }

@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { Tokens } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
+import type { ChangeFeed } from '../events/change-feed.ts';
 import type { JsonCache } from '../json-cache.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import type { StoreHealth } from '../store/health.ts';
@@ -32,6 +33,8 @@ export interface Deps {
   jsonCache: JsonCache;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
+  /** Every committed change, for the event streams (GET /api/events/). */
+  changes: ChangeFeed;
   /** Prometheus metrics of this service instance (GET /metrics). */
   metrics: ServiceMetrics;
   clock: Clock;

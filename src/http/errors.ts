@@ -41,12 +41,8 @@ export const fail = {
     new ApiError(413, { detail, code: 'payload_too_large' }),
   unsupportedMediaType: (type: string) =>
     new ApiError(415, { detail: `Unsupported media type "${type}" in request.`, code: 'unsupported_media_type' }),
-  throttled: (waitSeconds: number) =>
-    new ApiError(
-      429,
-      { detail: `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`, code: 'throttled' },
-      { 'Retry-After': String(waitSeconds) },
-    ),
+  throttled: (waitSeconds: number, detail = `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`) =>
+    new ApiError(429, { detail, code: 'throttled' }, { 'Retry-After': String(waitSeconds) }),
   unavailable: (detail: string, retryAfterSeconds: number) =>
     new ApiError(503, { detail, code: 'unavailable' }, { 'Retry-After': String(retryAfterSeconds) }),
 };

@@ -69,6 +69,11 @@ export class ReadModel {
     return this.membershipsByUser.get(userId)?.keys() ?? [];
   }
 
+  /** The users who belong to a project. */
+  memberIds(projectId: string): number[] {
+    return this.memberships.partition(projectId)?.all.toArray().map((membership) => membership.user) ?? [];
+  }
+
   isMember(userId: number, projectId: string): boolean {
     return this.membershipsByUser.get(userId)?.has(projectId) ?? false;
   }

@@ -1,5 +1,6 @@
 // OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
 // distinct service names, the trace list (one row per trace, or every span) and one trace.
+import type { Published } from '../events/change-feed.ts';
 import type { Deps } from '../http/deps.ts';
 import { fail } from '../http/errors.ts';
 import { paginate } from '../http/list.ts';
@@ -19,6 +20,22 @@ export function traceRoutes(deps: Deps): Route[] {
   const { limits } = config;
   const linker = new SpanLinker(deps);
 
+  /**
+   * Stores an export's spans, one ingest per project (all in the projects' gates), and announces
+   * each project's new spans once they are durable.
+   */
+  const store = async (records: readonly SpanRecord[]) => {
+    const byProject = new Map<string, SpanRecord[]>();
+    for (const record of records) {
+      const group = byProject.get(record.project);
+      if (group) group.push(record);
+      else byProject.set(record.project, [record]);
+    }
+    const groups = [...byProject.values()];
+    const stored = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
+    deps.changes.publish(groups.flatMap((spans, i) => (stored[i]! > 0 ? [spansIngested(spans, stored[i]!, limits.eventTraceIdsMax)] : [])));
+  };
+
   const ingest = async (ctx: ApiContext) => {
     const encoding = otlpEncoding(ctx);
     const request = decode(await readOtlpBody(ctx, limits.traceBodyBytesMax), encoding);
@@ -30,10 +47,7 @@ export function traceRoutes(deps: Deps): Route[] {
     const links = await linker.linksFor(ctx.state.principal, drafted.spans);
     const receivedAt = clock.nowMs();
     const records = drafted.spans.map((span, index) => spanRecord(span, links[index]!, receivedAt));
-    if (records.length > 0) {
-      const projects = [...new Set(records.map((record) => record.project))];
-      await registry.gates.pass(projects, () => traces.ingest(records));
-    }
+    if (records.length > 0) await store(records);
     const response = encodeExportResponse(encoding, drafted.rejected, drafted.rejected > 0 ? idRefusal : '');
     ctx.status = 200;
     if (encoding === 'protobuf') ctx.type = 'application/x-protobuf';
@@ -108,6 +122,15 @@ export function traceRoutes(deps: Deps): Route[] {
       },
     },
   ];
+}
+
+/** The spans.ingested event of one project's spans of an export: which traces and services, how many new. */
+function spansIngested(spans: readonly SpanRecord[], stored: number, traceIdsMax: number): Published {
+  const traceIds = [...new Set(spans.map((span) => span.trace_id))].slice(0, traceIdsMax);
+  const serviceNames = [...new Set(spans.map((span) => span.service_name))].sort();
+  const project = spans[0]!.project;
+  const data = JSON.stringify({ project, trace_ids: traceIds, service_names: serviceNames, count: stored });
+  return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
 }
 
 function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest {

@@ -45,6 +45,11 @@ function send(baseUrl: string, fuzz: FuzzRequest): Promise<Answer> {
     let answered = false;
     const request = httpRequest({ hostname, port, method: fuzz.method, path: fuzz.path, headers, agent: connections }, (response) => {
       answered = true;
+      // An event stream that opened never ends by itself: its status and headers are the answer.
+      if (response.statusCode === 200 && String(response.headers['content-type']).startsWith('text/event-stream')) {
+        response.destroy();
+        return resolve({ status: 200, headers: response.headers, body: Buffer.alloc(0) });
+      }
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));

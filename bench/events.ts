@@ -1,0 +1,141 @@
+// The live event stream under load: 100 open streams (bench/event-readers.ts, a process of its
+// own) follow a job while autocannon posts iterations to it, and a prober posts one marked
+// iteration at a time. Figures: events delivered per second over all streams, and how long after
+// its commit an event reaches a client. A write's reply and its event both leave only after the
+// commit, so the event's lag is measured from the moment the prober holds the reply (the commit
+// is acknowledged) to the moment each stream holds the event; the time from sending the POST to
+// holding the event (commit included) is reported beside it.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { load, type Row, startService } from './harness.ts';
+import { root } from '../scripts/service-process.ts';
+
+const streams = 100;
+const probePrefix = 'probe-';
+const probeIntervalMs = 20;
+const lagP99MsMax = 50;
+
+export async function run(): Promise<Row[]> {
+  const service = await startService({ env: { LIMIT_EVENT_STREAMS_PER_USER_MAX: String(streams) } });
+  try {
+    const { token, job } = await setUp(service.url);
+    const loadOptions = {
+      url: `${service.url}/api/job-iterations/`,
+      method: 'POST' as const,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      bodies: Array.from({ length: 1000 }, (_, i) => JSON.stringify({ job, iteration_name: `load-${i}`, avg_score: (i % 100) / 100 })),
+      connections: 20,
+    };
+    // The same load with no stream open first, to show what following costs the writers.
+    const alone = await load(loadOptions);
+    const readers = await startReaders(service.url, token);
+    const acks = new Map<string, { sent: number; acked: number }>();
+    let probing = true;
+    const prober = (async () => {
+      for (let n = 0; probing; n++) {
+        const sent = epochMs();
+        const id = await postIteration(service.url, token, job, `${probePrefix}${n}`);
+        acks.set(id, { sent, acked: epochMs() });
+        await new Promise((resolve) => setTimeout(resolve, probeIntervalMs));
+      }
+    })();
+    const started = epochMs();
+    const posted = await load(loadOptions);
+    probing = false;
+    await prober;
+    // Let the last events arrive before the readers report.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const elapsedSeconds = (epochMs() - started) / 1000;
+    const received = await readers.finish();
+    const lags: number[] = [];
+    const sinceSent: number[] = [];
+    let missing = 0;
+    for (const [id, { sent, acked }] of acks) {
+      const arrivals = received.arrivals[id] ?? [];
+      missing += streams - arrivals.length;
+      for (const at of arrivals) {
+        lags.push(Math.max(0, at - acked));
+        sinceSent.push(at - sent);
+      }
+    }
+    const perSecond = received.events / elapsedSeconds;
+    const lagP99 = percentile(lags, 0.99);
+    return [
+      {
+        name: `events delivered to ${streams} streams while iterations are posted`,
+        value: perSecond,
+        unit: 'events/s',
+        target: 'reported',
+        pass: missing === 0 && posted.errors + posted.non2xx === 0,
+        note:
+          `${Math.round(posted.requestsPerSecond)} iterations/s posted by 20 connections (${Math.round(alone.requestsPerSecond)}/s with no stream open), ` +
+          `${received.events.toLocaleString('en-US')} events in ${elapsedSeconds.toFixed(1)} s${missing ? `, ${missing} probe events missing` : ''}`,
+      },
+      {
+        name: 'event lag after the commit is acknowledged, p50 / p99',
+        value: percentile(lags, 0.5),
+        unit: 'ms (p50)',
+        target: `p99 <= ${lagP99MsMax} ms`,
+        pass: lagP99 <= lagP99MsMax,
+        note: `p99 ${lagP99.toFixed(1)} ms over ${lags.length.toLocaleString('en-US')} deliveries; POST sent -> event held p50 ${percentile(sinceSent, 0.5).toFixed(1)} ms, p99 ${percentile(sinceSent, 0.99).toFixed(1)} ms`,
+      },
+    ];
+  } finally {
+    await service.stop();
+  }
+}
+
+const epochMs = () => performance.timeOrigin + performance.now();
+
+function percentile(values: number[], fraction: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
+async function api<T>(url: string, path: string, body: unknown, token?: string): Promise<T> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function setUp(url: string): Promise<{ token: string; job: string }> {
+  const password = 'bench password';
+  const { access } = await api<{ access: string }>(url, '/api/auth/register/', { email: `events-${Date.now()}@example.com`, password, password_confirm: password });
+  const project = await api<{ id: string }>(url, '/api/projects/', { name: 'Events bench', slug: `events-${Date.now()}` }, access);
+  const job = await api<{ id: string }>(url, '/api/jobs/', { project: project.id, status: 'running' }, access);
+  return { token: access, job: job.id };
+}
+
+async function postIteration(url: string, token: string, job: string, name: string): Promise<string> {
+  return (await api<{ id: string }>(url, '/api/job-iterations/', { job, iteration_name: name, avg_score: 0.5 }, token)).id;
+}
+
+interface Received {
+  events: number;
+  arrivals: Record<string, number[]>;
+}
+
+/** Starts the readers' process and resolves once every stream is open. */
+async function startReaders(url: string, token: string): Promise<{ finish(): Promise<Received> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/event-readers.ts'), url, String(streams), token, probePrefix], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || !(JSON.parse(first.value) as { ready?: boolean }).ready) throw new Error('the event readers did not start');
+  return {
+    async finish() {
+      child.stdin!.end();
+      const last = await lines.next();
+      if (last.done) throw new Error('the event readers ended without a report');
+      return JSON.parse(last.value) as Received;
+    },
+  };
+}
