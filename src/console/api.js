@@ -12,9 +12,10 @@ export const session = {
   signIn(token) {
     sessionStorage.setItem(tokenKey, token);
   },
-  signOut() {
+  /** @param {string} [reason] what the sign-in page says (a session that ended by itself) */
+  signOut(reason = 'Signed out.') {
     sessionStorage.removeItem(tokenKey);
-    window.dispatchEvent(new Event('console:signed-out'));
+    window.dispatchEvent(new CustomEvent('console:signed-out', { detail: reason }));
   },
 };
 
@@ -68,7 +69,7 @@ export async function callText(path, { method = 'GET', body, query, signal, toke
   const response = await fetch(withQuery(path, query), init);
   const text = await response.text();
   if (response.ok) return text;
-  if (response.status === 401 && token === undefined && session.token) session.signOut();
+  if (response.status === 401 && token === undefined && session.token) session.signOut('Your session has ended: sign in again to see this page.');
   throw new ApiError(response.status, errorMessage(response.status, text));
 }
 

@@ -19,11 +19,13 @@ export async function comparePage({ params, signal }) {
   const { from, to } = comparison;
   /** @type {import('./project-page.js').JobItem} */
   const job = await call(`/api/jobs/${from.job}/`, { signal });
+  /** @type {{ name: string }} */
+  const project = await call(`/api/projects/${job.project}/`, { signal });
   const largest = Math.max(0, ...comparison.dimensions.map((dimension) => Math.abs(dimension.delta ?? 0)));
 
   return h('div', {},
     pageHead({
-      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, 'Project'], [`/console/jobs/${from.job}`, job.agent_display_name ?? 'Job']],
+      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], [`/console/jobs/${from.job}`, job.agent_display_name ?? 'Job']],
       title: `${from.iteration_name} → ${to.iteration_name}`,
       kind: 'Iteration comparison',
     }),

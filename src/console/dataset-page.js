@@ -23,6 +23,8 @@ export async function datasetPage({ params, signal }) {
     call(`/api/agents/${dataset.agent}/`, { signal }),
     call(withQuery('/api/datasets/', { agent: dataset.agent, page_size: 100, ordering: '-version' }), { signal }),
   ]);
+  /** @type {{ name: string }} */
+  const project = await call(`/api/projects/${agent.project}/`, { signal });
   const active = agent.active_dataset === dataset.id;
 
   const datapoints = pagedTable({
@@ -48,7 +50,7 @@ export async function datasetPage({ params, signal }) {
 
   return h('div', {},
     pageHead({
-      trail: [['/', 'Projects'], [`/console/projects/${agent.project}`, 'Project'], [`/console/agents/${agent.id}`, agent.display_name || agent.name]],
+      trail: [['/', 'Projects'], [`/console/projects/${agent.project}`, project.name], [`/console/agents/${agent.id}`, agent.display_name || agent.name]],
       title: `Dataset v${dataset.version}${dataset.name ? ` · ${dataset.name}` : ''}`,
       kind: 'Dataset version',
       actions: [active ? badge('active') : badge('inactive', 'neutral')],

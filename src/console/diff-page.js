@@ -25,6 +25,10 @@ export async function diffPage({ params, query, signal }) {
   const { summary } = first;
   /** @type {{ agent: string }} */
   const from = await call(`/api/datasets/${summary.from.id}/`, { signal });
+  /** @type {{ id: string, name: string, display_name: string, project: string }} */
+  const agent = await call(`/api/agents/${from.agent}/`, { signal });
+  /** @type {{ name: string }} */
+  const project = await call(`/api/projects/${agent.project}/`, { signal });
 
   const rows = pagedTable({
     key: 'changes',
@@ -52,7 +56,7 @@ export async function diffPage({ params, query, signal }) {
 
   return h('div', {},
     pageHead({
-      trail: [['/', 'Projects'], [`/console/agents/${from.agent}`, 'Agent'], [`/console/datasets/${summary.from.id}`, `v${summary.from.version}`]],
+      trail: [['/', 'Projects'], [`/console/projects/${agent.project}`, project.name], [`/console/agents/${agent.id}`, agent.display_name || agent.name], [`/console/datasets/${summary.from.id}`, `v${summary.from.version}`]],
       title: `v${summary.from.version} → v${summary.to.version}`,
       kind: 'Dataset diff',
     }),

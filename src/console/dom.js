@@ -69,17 +69,20 @@ export function link(href, ...children) {
 }
 
 /**
- * The head of a page: where it sits (links back up), its title, and what it is.
- * @param {{ trail: [string, string][], title: string, kind: string, actions?: Child[] }} head
+ * The head of a page: where it sits (links back up), what it is, its title, and an id to copy.
+ * @param {{ trail: [string, string][], title: string, kind: string, id?: string, actions?: Child[] }} head
  */
-export function pageHead({ trail, title, kind, actions = [] }) {
+export function pageHead({ trail, title, kind, id, actions = [] }) {
   document.title = `${title} · Overmind console`;
   const crumbs = h('nav', { class: 'trail', 'aria-label': 'Where this page is' },
     trail.flatMap(([href, label], index) => [index > 0 ? h('span', { class: 'trail-sep', 'aria-hidden': 'true' }, '/') : null, link(href, clipped(label))]));
   return h('div', { class: 'page-head' },
     crumbs,
     h('div', { class: 'page-title-row' },
-      h('div', { class: 'page-title-block' }, h('span', { class: 'kind' }, kind), h('h1', { class: 'clip', title }, title)),
+      h('div', { class: 'page-title-block' },
+        h('span', { class: 'kind' }, kind),
+        h('h1', { class: 'clip', title }, title),
+        id ? h('div', { class: 'page-id mono' }, id) : null),
       h('div', { class: 'actions' }, actions)));
 }
 

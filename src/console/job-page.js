@@ -24,8 +24,9 @@ const liveTypes = ['iteration.created', 'iteration.updated', 'iteration.deleted'
 /** @param {import('./router.js').PageContext} context */
 export async function jobPage({ params, signal }) {
   const id = params.id ?? '';
-  /** @type {[Job, ProgressPoint[]]} */
-  let [job, points] = await Promise.all([call(`/api/jobs/${id}/`, { signal }), loadProgress(id, signal)]);
+  /** @type {[[Job, { name: string }], ProgressPoint[]]} */
+  const [[first, project], firstPoints] = await Promise.all([jobAndProject(id, signal), loadProgress(id, signal)]);
+  let [job, points] = [first, firstPoints];
   /** @type {string[]} the picked iterations, oldest pick first */
   let picked = [];
 
@@ -82,7 +83,7 @@ export async function jobPage({ params, signal }) {
     const best = bestPoint(points);
     const bestScore = job.best_score ?? best?.avg_score ?? null;
     replace(title, pageHead({
-      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, 'Project'], ...(job.agent ? /** @type {[string, string][]} */ ([[`/console/agents/${job.agent}`, job.agent_display_name ?? 'Agent']]) : [])],
+      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], ...(job.agent ? /** @type {[string, string][]} */ ([[`/console/agents/${job.agent}`, job.agent_display_name ?? 'Agent']]) : [])],
       title: jobTitle(job),
       kind: 'Job',
       actions: [liveState, badge(job.status)],
@@ -150,6 +151,17 @@ export async function jobPage({ params, signal }) {
       ['Started', dateTime(job.created_at)],
       ['Updated', dateTime(job.updated_at)],
     ])));
+}
+
+/**
+ * @param {string} id
+ * @param {AbortSignal} signal
+ * @returns {Promise<[Job, { name: string }]>}
+ */
+async function jobAndProject(id, signal) {
+  /** @type {Job} */
+  const job = await call(`/api/jobs/${id}/`, { signal });
+  return [job, await call(`/api/projects/${job.project}/`, { signal })];
 }
 
 /**

@@ -83,9 +83,9 @@ function markCurrentSection() {
 }
 
 /** @type {HTMLElement} */ (document.getElementById('sign-out')).addEventListener('click', () => session.signOut());
-window.addEventListener('console:signed-out', () => {
+window.addEventListener('console:signed-out', (event) => {
   shown.abort();
-  showSignIn(location.pathname === '/' ? 'Signed out.' : 'Signed out. Sign in again to see this page.');
+  showSignIn(event instanceof CustomEvent ? String(event.detail) : undefined);
 });
 followLinks((url) => url.pathname === '/' || url.pathname.startsWith('/console/'), show);
 void show();

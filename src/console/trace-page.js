@@ -17,7 +17,7 @@ export async function tracePage({ params, signal }) {
   const tokens = trace.spans.reduce((sum, span) => sum + (span.total_tokens ?? 0), 0);
   const chart = waterfall(trace.spans);
   return h('div', {},
-    pageHead({ trail: [['/', 'Projects'], ['/console/traces', 'Traces']], title: trace.root.name || '(unnamed span)', kind: `Trace ${trace.trace_id}` }),
+    pageHead({ trail: [['/', 'Projects'], ['/console/traces', 'Traces']], title: trace.root.name || '(unnamed span)', kind: 'Trace', id: trace.trace_id }),
     h('div', { class: 'stats' },
       stat('Duration', duration(chart.totalNs), null, 'primary'),
       stat('Spans', count(trace.span_count), trace.span_count > trace.spans.length ? `${count(trace.spans.length)} shown` : null),

@@ -35,7 +35,7 @@ export async function tracesPage({ query, signal }) {
       { label: 'Duration', numeric: true, cell: (span) => duration(span.duration_ns) },
       { label: 'Tokens', numeric: true, cell: (span) => count(span.total_tokens) },
       { label: 'Status', cell: (span) => (span.status_code === 2 ? badge('error') : badge('ok', 'neutral')) },
-      { label: 'Trace id', cell: (span) => h('span', { class: 'mono muted' }, span.trace_id.slice(0, 12)) },
+      { label: 'Trace id', cell: (span) => clipped(span.trace_id, 'mono muted short') },
     ],
   });
 

@@ -143,7 +143,8 @@ function axis(totalNs) {
 function spanDetail(span, start) {
   const length = Number(span.end_time_ns - span.start_time_ns);
   return h('div', { class: 'columns' },
-    section(span.name || '(unnamed span)', facts([
+    section('Span', facts([
+      ['Name', clipped(span.name || '(unnamed span)')],
       ['Service', clipped(text(span.service_name))],
       ['Type', text(span.span_type)],
       ['Kind', kinds[span.kind] ?? String(span.kind)],
