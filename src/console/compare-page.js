@@ -3,7 +3,7 @@
 import { call } from './api.js';
 import { clipped, h, pageHead, section, stat } from './dom.js';
 import { dateTime, delta, score } from './format.js';
-import { toneOf } from './project-page.js';
+import { jobTitle, toneOf } from './project-page.js';
 import { table } from './table.js';
 
 /**
@@ -25,7 +25,7 @@ export async function comparePage({ params, signal }) {
 
   return h('div', {},
     pageHead({
-      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], [`/console/jobs/${from.job}`, job.agent_display_name ?? 'Job']],
+      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], [`/console/jobs/${from.job}`, jobTitle(job)]],
       title: `${from.iteration_name} → ${to.iteration_name}`,
       kind: 'Iteration comparison',
     }),

@@ -3,7 +3,7 @@
 // paged and filtered by kind.
 import { call, withQuery } from './api.js';
 import { badge, h, link, pageHead, section, stat } from './dom.js';
-import { count, jsonBlock } from './format.js';
+import { count, jsonInline } from './format.js';
 import { setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
@@ -41,8 +41,8 @@ export async function diffPage({ params, query, signal }) {
     columns: [
       { label: 'Change', cell: (row) => badge(row.change) },
       { label: '#', numeric: true, cell: (row) => String((row.after ?? row.before)?.order ?? '') },
-      { label: `Before (v${summary.from.version})`, cell: (row) => datapointText(row.before) },
-      { label: `After (v${summary.to.version})`, cell: (row) => datapointText(row.after) },
+      { label: `Before (v${summary.from.version})`, cell: (row) => datapointFields(row.before, row.after) },
+      { label: `After (v${summary.to.version})`, cell: (row) => datapointFields(row.after, row.before) },
     ],
   });
 
@@ -62,7 +62,7 @@ export async function diffPage({ params, query, signal }) {
     }),
     h('div', { class: 'stats' },
       stat('Added', `+${count(summary.added)}`, null, 'tone-added'),
-      stat('Removed', `−${count(summary.removed)}`, null, 'tone-removed'),
+      stat('Removed', summary.removed > 0 ? `−${count(summary.removed)}` : '0', null, 'tone-removed'),
       stat('Changed', count(summary.changed), null, 'tone-changed'),
       stat('Unchanged', count(summary.unchanged))),
     h('div', { class: 'columns' }, side('From', summary.from), side('To', summary.to)),
@@ -80,9 +80,17 @@ function side(label, version) {
     h('div', { class: 'hash mono', title: 'content hash', dataset: { hash: version.content_hash } }, version.content_hash));
 }
 
-/** @param {Datapoint | null} point */
-function datapointText(point) {
+const fields = /** @type {const} */ ([['input', 'Input'], ['expected_output', 'Expected'], ['persona', 'Persona'], ['tags', 'Tags']]);
+
+/**
+ * A datapoint's fields, those that differ from the other side's marked.
+ * @param {Datapoint | null} point
+ * @param {Datapoint | null} other
+ */
+function datapointFields(point, other) {
   if (!point) return h('span', { class: 'muted' }, '—');
-  const { input, expected_output, persona, tags } = point;
-  return h('pre', { class: 'code small' }, jsonBlock({ input, expected_output, persona, tags }));
+  return h('dl', { class: 'datapoint' }, fields.flatMap(([field, label]) => {
+    const differs = other !== null && JSON.stringify(point[field]) !== JSON.stringify(other[field]);
+    return [h('dt', {}, label), h('dd', { class: differs ? 'mono differs' : 'mono' }, jsonInline(point[field]))];
+  }));
 }

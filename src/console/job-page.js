@@ -92,7 +92,7 @@ export async function jobPage({ params, signal }) {
       stat('Best score', score(bestScore), best ? ['at ', clipped(best.iteration_name)] : 'no scored iteration yet', 'primary'),
       stat('Improvement', h('span', { class: toneOf(job.improvement) }, delta(job.improvement)), `over baseline ${score(job.baseline_score)}`),
       stat('Baseline', score(job.baseline_score)),
-      stat('Iterations', count(points.length), `${count(counts.keep)} keep · ${count(counts.discard)} discard · ${count(counts.unset)} undecided`));
+      stat('Iterations', count(points.length), decisions(counts)));
   }
 
   /** Redraws what depends on the iterations, once per burst of events. */
@@ -223,6 +223,11 @@ function countDecisions(points) {
   const counts = { keep: 0, discard: 0, unset: 0 };
   for (const point of points) counts[point.status ?? 'unset']++;
   return counts;
+}
+
+/** @param {{ keep: number, discard: number, unset: number }} counts */
+function decisions({ keep, discard, unset }) {
+  return [`${count(keep)} keep`, `${count(discard)} discard`, unset > 0 ? `${count(unset)} undecided` : ''].filter(Boolean).join(' · ');
 }
 
 /** @param {ProgressPoint[]} points */

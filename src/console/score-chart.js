@@ -8,12 +8,14 @@ import uPlot from './uplot.js';
  */
 
 const colors = { keep: '#15803d', discard: '#dc2626', unset: '#64748b', best: '#2563eb', baseline: '#94a3b8', grid: '#eef0f3', axis: '#475569' };
+/** Discarded candidates are most of a long run: drawn lighter, and first, so kept ones show on top. */
+const discardFill = 'rgba(220, 38, 38, 0.45)';
 
 /** What each chart draws, for the browser test and for anyone reading the page's state. */
 const drawn = new WeakMap();
 
 /**
- * The data a chart element draws: x (1-based position), then keep, discard, undecided, best so
+ * The data a chart element draws: x (1-based position), then discard, undecided, keep, best so
  * far and baseline, one value (or null) per iteration.
  * @param {Element} element
  * @returns {uPlot.AlignedData | undefined}
@@ -44,16 +46,23 @@ export function seriesOf(points, baseline) {
     best[i] = point.best_so_far;
     base[i] = baseline;
   }
-  return [x, keep, discard, unset, best, base];
+  return [x, discard, unset, keep, best, base];
 }
 
 /**
  * @param {string} label
  * @param {string} color
+ * @param {number} size the points' diameter: smaller as they crowd
+ * @param {string} [fill]
  * @returns {uPlot.Series}
  */
-function pointSeries(label, color) {
-  return { label, stroke: color, fill: color, paths: () => null, points: { show: true, space: 0, size: 6, width: 1, stroke: color, fill: color } };
+function pointSeries(label, color, size, fill = color) {
+  return { label, stroke: color, fill, paths: () => null, points: { show: true, space: 0, size, width: 1, stroke: fill, fill } };
+}
+
+/** @param {number} count */
+function pointSize(count) {
+  return count > 2_000 ? 3 : count > 300 ? 5 : 7;
 }
 
 /**
@@ -63,6 +72,7 @@ export function scoreChart({ points, baseline, signal, onPick }) {
   const element = document.createElement('div');
   element.className = 'score-chart';
   let shown = points;
+  const size = pointSize(points.length);
   /** @type {uPlot.Options} */
   const options = {
     width: 800,
@@ -76,9 +86,9 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     ],
     series: [
       { label: 'Iteration', value: (_, position) => (position === null ? '—' : `#${position} ${shown[position - 1]?.iteration_name ?? ''}`) },
-      pointSeries('keep', colors.keep),
-      pointSeries('discard', colors.discard),
-      pointSeries('no decision', colors.unset),
+      pointSeries('discard', colors.discard, size, discardFill),
+      pointSeries('no decision', colors.unset, size),
+      pointSeries('keep', colors.keep, size),
       { label: 'best so far', stroke: colors.best, width: 2, paths: uPlot.paths.stepped?.({ align: 1 }), points: { show: false } },
       { label: 'baseline', stroke: colors.baseline, width: 1.5, dash: [6, 4], points: { show: false } },
     ],
