@@ -82,6 +82,8 @@ export async function jobPage({ params, signal }) {
     const counts = countDecisions(points);
     const best = bestPoint(points);
     const bestScore = job.best_score ?? best?.avg_score ?? null;
+    // The job's own improvement when it states one, else what its best iteration gained.
+    const improvement = job.improvement ?? (bestScore !== null && job.baseline_score !== null ? bestScore - job.baseline_score : null);
     replace(title, pageHead({
       trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], ...(job.agent ? /** @type {[string, string][]} */ ([[`/console/agents/${job.agent}`, job.agent_display_name ?? 'Agent']]) : [])],
       title: jobTitle(job),
@@ -90,7 +92,7 @@ export async function jobPage({ params, signal }) {
     }));
     replace(headline,
       stat('Best score', score(bestScore), best ? ['at ', clipped(best.iteration_name)] : 'no scored iteration yet', 'primary'),
-      stat('Improvement', h('span', { class: toneOf(job.improvement) }, delta(job.improvement)), `over baseline ${score(job.baseline_score)}`),
+      stat('Improvement', h('span', { class: toneOf(improvement) }, delta(improvement)), `over baseline ${score(job.baseline_score)}`),
       stat('Baseline', score(job.baseline_score)),
       stat('Iterations', count(points.length), decisions(counts)));
   }

@@ -60,6 +60,9 @@ function pointSeries(label, color, size, fill = color) {
   return { label, stroke: color, fill, paths: () => null, points: { show: true, space: 0, size, width: 1, stroke: fill, fill } };
 }
 
+/** Tick steps on the iteration axis: whole iterations only. */
+const wholeSteps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000];
+
 /** @param {number} count */
 function pointSize(count) {
   return count > 2_000 ? 3 : count > 300 ? 5 : 7;
@@ -81,7 +84,7 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     legend: { live: true },
     cursor: { drag: { x: true, y: false }, points: { size: 8 } },
     axes: [
-      { label: 'Iteration (in order)', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid } },
+      { label: 'Iteration (in order)', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, incrs: wholeSteps },
       { label: 'avg_score', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, size: 60 },
     ],
     series: [
