@@ -1,7 +1,7 @@
 // A project: its agents, its recent jobs and its members.
 import { call, withQuery } from './api.js';
 import { badge, clipped, h, link, pageHead, section } from './dom.js';
-import { count, dateTime, delta, score, text } from './format.js';
+import { dateTime, delta, score, text } from './format.js';
 import { pagedTable } from './table.js';
 
 /**
@@ -42,7 +42,7 @@ export async function projectPage({ params, signal }) {
     pageHead({ trail: [['/', 'Projects']], title: project.name, kind: 'Project' }),
     project.description ? h('p', { class: 'lead' }, project.description) : null,
     section('Recent jobs', jobs.element),
-    h('div', { class: 'columns' }, section('Agents', agents.element), section('Members', members.element)));
+    h('div', { class: 'columns wide-first' }, section('Agents', agents.element), section('Members', members.element)));
 }
 
 /** @type {import('./table.js').Column<AgentItem>[]} */
@@ -50,7 +50,7 @@ const agentColumns = [
   { label: 'Agent', cell: (agent) => link(`/console/agents/${agent.id}`, clipped(agent.display_name || agent.name, 'strong')) },
   { label: 'Model', cell: (agent) => clipped(text(agent.model), 'mono') },
   { label: 'Status', cell: (agent) => (agent.status ? clipped(agent.status) : '—') },
-  { label: 'Datapoints', numeric: true, cell: (agent) => count(agent.dataset_size) },
+  { label: 'Updated', cell: (agent) => dateTime(agent.updated_at) },
 ];
 
 /**
@@ -73,7 +73,6 @@ export function jobsTable(key, filter, signal) {
       { label: 'Best', numeric: true, cell: (job) => h('span', { class: 'strong' }, score(job.best_score)) },
       { label: 'Baseline', numeric: true, cell: (job) => score(job.baseline_score) },
       { label: 'Improvement', numeric: true, cell: (job) => h('span', { class: toneOf(job.improvement) }, delta(job.improvement)) },
-      { label: 'Iterations', numeric: true, cell: (job) => count(job.num_iterations) },
       { label: 'Started', cell: (job) => dateTime(job.created_at) },
     ],
   });
