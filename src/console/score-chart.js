@@ -8,7 +8,7 @@ import uPlot from './uplot.js';
  */
 
 const colors = { keep: '#15803d', discard: '#dc2626', unset: '#64748b', best: '#2563eb', baseline: '#94a3b8', grid: '#eef0f3', axis: '#475569' };
-/** Discarded candidates are most of a long run: drawn lighter, and first, so kept ones show on top. */
+/** Discarded candidates are most of a long run: there drawn lighter, and always first, so kept ones show on top. */
 const discardFill = 'rgba(220, 38, 38, 0.45)';
 
 /** What each chart draws, for the browser test and for anyone reading the page's state. */
@@ -89,7 +89,7 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     ],
     series: [
       { label: 'Iteration', value: (_, position) => (position === null ? '—' : `#${position} ${shown[position - 1]?.iteration_name ?? ''}`) },
-      pointSeries('discard', colors.discard, size, discardFill),
+      pointSeries('discard', colors.discard, size, points.length > 300 ? discardFill : colors.discard),
       pointSeries('no decision', colors.unset, size),
       pointSeries('keep', colors.keep, size),
       { label: 'best so far', stroke: colors.best, width: 2, paths: uPlot.paths.stepped?.({ align: 1 }), points: { show: false } },
