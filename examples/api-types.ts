@@ -337,6 +337,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/datasets/{id}/diff/{other_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The datapoints version {other_id} removes, changes and adds against version {id} of the same agent, matched by input; with a summary. */
+        get: operations["datasets_diff_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/": {
         parameters: {
             query?: never;
@@ -941,6 +958,47 @@ export interface components {
             policy_hash?: string | null;
             /** @enum {string|null} */
             source?: "seed" | "synthetic" | "augmented" | "production" | null;
+        };
+        /** @description What one dataset version removes, changes and adds against another of the same agent: a page of the changes (unchanged datapoints are only counted) and a summary of the whole diff. */
+        "datasets.dataset-diff-response": {
+            /** @description How many changes match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's changes, by the order of their datapoint (after's, else before's), then removed before changed before added, then position. */
+            results: components["schemas"]["datasets.dataset-diff-response.change"][];
+            summary: {
+                from: components["schemas"]["datasets.dataset-diff-response.version"];
+                to: components["schemas"]["datasets.dataset-diff-response.version"];
+                added: number;
+                removed: number;
+                changed: number;
+                unchanged: number;
+            };
+        };
+        "datasets.dataset-diff-response.change": {
+            /** @enum {string} */
+            change: "added" | "removed" | "changed";
+            /** @description The datapoint in the `from` version; null when added. */
+            before: components["schemas"]["datasets.datapoint-response"] | null;
+            /** @description The datapoint in the `to` version; null when removed. */
+            after: components["schemas"]["datasets.datapoint-response"] | null;
+        };
+        "datasets.dataset-diff-response.version": {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            /** @description "sha256:" + hex SHA-256 of the canonical JSON of the datapoints' content ({expected_output, input, order, persona, tags}) in stored order: equal content, equal hash. */
+            content_hash: string;
+            num_datapoints: number;
         };
         /** @description A page of datasets.dataset-list-item-response. */
         "datasets.dataset-list-item-page": {
@@ -2466,6 +2524,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["datasets.datapoint-page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    datasets_diff_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only changes of this kind (the summary still counts every kind). */
+                change?: "added" | "removed" | "changed";
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["datasets.dataset-diff-response"];
                 };
             };
             400: components["responses"]["BadRequest"];

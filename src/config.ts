@@ -58,6 +58,8 @@ export interface Limits {
   tokenCacheEntriesMax: number;
   /** Characters of JSON text kept for immutable records (datasets' datapoints, hot records). */
   jsonCacheCharsMax: number;
+  /** Dataset diffs kept once computed, so that paging through a large diff does not redo it. */
+  diffCacheEntriesMax: number;
   /** Seconds a client may take to send a request's headers (a stalled client is cut off). */
   headersTimeoutSeconds: number;
   /** Seconds a client may take to send a whole request, body included (a 128 MiB dataset must fit). */
@@ -124,6 +126,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   loginThrottleKeysMax: 100_000,
   tokenCacheEntriesMax: 10_000,
   jsonCacheCharsMax: 64 * 1024 * 1024,
+  diffCacheEntriesMax: 16,
   headersTimeoutSeconds: 10,
   requestTimeoutSeconds: 120,
   keepAliveTimeoutSeconds: 5,

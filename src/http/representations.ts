@@ -2,6 +2,7 @@
 // names one, the list item. Property order follows the interface's tables.
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import type { JsonCache } from '../json-cache.ts';
+import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
 
 export const userJson = (user: User) => ({ id: user.id, email: user.email, email_verified: user.email_verified });
 
@@ -160,6 +161,30 @@ export function datasetJsonText(dataset: Dataset, cache: JsonCache): string {
 
 /** List items leave the datapoints out (they are paged through /datapoints/). */
 export const datasetListItemJson = datasetFields;
+
+/** A change between two dataset versions: its datapoint on each side, as the datapoints listing shows them. */
+export const datasetChangeJson = (entry: ChangeEntry, from: Dataset, to: Dataset) => ({
+  change: entry.change,
+  before: entry.before < 0 ? null : datapointJson(from.datapoints[entry.before]!),
+  after: entry.after < 0 ? null : datapointJson(to.datapoints[entry.after]!),
+});
+
+const diffSideJson = (dataset: Dataset) => ({
+  id: dataset.id,
+  version: dataset.version,
+  content_hash: digestOf(dataset.datapoints).contentHash,
+  num_datapoints: dataset.num_datapoints,
+});
+
+/** A diff's summary: both versions and how many datapoints of each kind (whatever the page shows). */
+export const datasetDiffSummaryJson = (from: Dataset, to: Dataset, diff: DatasetDiff) => ({
+  from: diffSideJson(from),
+  to: diffSideJson(to),
+  added: diff.counts.added,
+  removed: diff.counts.removed,
+  changed: diff.counts.changed,
+  unchanged: diff.counts.unchanged,
+});
 
 export const iterationJson = (iteration: JobIteration) => ({
   id: iteration.id,
