@@ -430,6 +430,23 @@ export interface paths {
         patch: operations["job_iterations_partial_update"];
         trace?: never;
     };
+    "/api/job-iterations/{id}/compare/{other_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Iteration {id} against {other_id} (of any job): avg_score and every numeric dimension with its delta, and a unified diff of agent_code. */
+        get: operations["job_iterations_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces": {
         parameters: {
             query?: never;
@@ -1066,6 +1083,42 @@ export interface components {
             order?: components["schemas"]["common.int64OrNull"];
             /** @enum {string|null} */
             status?: "keep" | "discard" | null;
+        };
+        /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. */
+        "iterations.iteration-comparison-response": {
+            from: components["schemas"]["iterations.iteration-comparison-response.iteration"];
+            to: components["schemas"]["iterations.iteration-comparison-response.iteration"];
+            avg_score: components["schemas"]["iterations.iteration-comparison-response.comparison"];
+            /** @description Every top-level key of either side's dimension_scores (when an object) whose value is a number on at least one side, sorted by name; a side without a number there is null. */
+            dimensions: components["schemas"]["iterations.iteration-comparison-response.dimension"][];
+            /** @description A unified diff of agent_code from -> to (a null code counts as empty), with file names a/<from iteration_name> and b/<to iteration_name>; "" when the codes are equal; null when either code is longer than LIMIT_CODE_DIFF_CHARS_MAX characters or they differ in more lines than LIMIT_CODE_DIFF_EDITS_MAX. */
+            code_diff: string | null;
+        };
+        "iterations.iteration-comparison-response.comparison": {
+            from: number | null;
+            to: number | null;
+            /** @description to - from; null unless both are numbers. */
+            delta: number | null;
+        };
+        "iterations.iteration-comparison-response.dimension": {
+            name: string;
+            from: number | null;
+            to: number | null;
+            /** @description to - from; null unless both are numbers. */
+            delta: number | null;
+        };
+        "iterations.iteration-comparison-response.iteration": {
+            /** Format: uuid */
+            id: string;
+            iteration_name: string;
+            /** Format: uuid */
+            job: string;
+            order: number | null;
+            /** @enum {string|null} */
+            status: "keep" | "discard" | null;
+            avg_score: number | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description A page of iterations.iteration-response. */
         "iterations.iteration-page": {
@@ -2956,6 +3009,32 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    job_iterations_compare_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["iterations.iteration-comparison-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
     v1_traces_create: {

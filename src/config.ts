@@ -60,6 +60,10 @@ export interface Limits {
   jsonCacheCharsMax: number;
   /** Dataset diffs kept once computed, so that paging through a large diff does not redo it. */
   diffCacheEntriesMax: number;
+  /** Characters of either iteration's agent_code beyond which a comparison makes no code diff. */
+  codeDiffCharsMax: number;
+  /** Lines added plus removed beyond which a code diff is given up (its cost grows with their square). */
+  codeDiffEditsMax: number;
   /** Seconds a client may take to send a request's headers (a stalled client is cut off). */
   headersTimeoutSeconds: number;
   /** Seconds a client may take to send a whole request, body included (a 128 MiB dataset must fit). */
@@ -127,6 +131,8 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   tokenCacheEntriesMax: 10_000,
   jsonCacheCharsMax: 64 * 1024 * 1024,
   diffCacheEntriesMax: 16,
+  codeDiffCharsMax: 1_000_000,
+  codeDiffEditsMax: 1000,
   headersTimeoutSeconds: 10,
   requestTimeoutSeconds: 120,
   keepAliveTimeoutSeconds: 5,

@@ -3,6 +3,7 @@
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import type { JsonCache } from '../json-cache.ts';
 import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
+import { codeDiff, compareDimensions, compareNumbers, type CodeDiffLimits } from '../views/iteration-compare.ts';
 
 export const userJson = (user: User) => ({ id: user.id, email: user.email, email_verified: user.email_verified });
 
@@ -197,6 +198,26 @@ export const iterationJson = (iteration: JobIteration) => ({
   dimension_scores: iteration.dimension_scores,
   order: iteration.order,
   status: iteration.status,
+});
+
+/** An iteration as a comparison names it (no code, no dimensions: those are compared). */
+const comparedIterationJson = (iteration: JobIteration) => ({
+  id: iteration.id,
+  iteration_name: iteration.iteration_name,
+  job: iteration.job,
+  order: iteration.order,
+  status: iteration.status,
+  avg_score: iteration.avg_score,
+  created_at: iteration.created_at,
+});
+
+/** Two iterations side by side: scores and numeric dimensions with their deltas, and a diff of agent_code. */
+export const iterationComparisonJson = (from: JobIteration, to: JobIteration, limits: CodeDiffLimits) => ({
+  from: comparedIterationJson(from),
+  to: comparedIterationJson(to),
+  avg_score: compareNumbers(from.avg_score, to.avg_score),
+  dimensions: compareDimensions(from.dimension_scores, to.dimension_scores),
+  code_diff: codeDiff({ name: from.iteration_name, code: from.agent_code }, { name: to.iteration_name, code: to.agent_code }, limits),
 });
 
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */
