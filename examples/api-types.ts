@@ -392,6 +392,23 @@ export interface paths {
         patch: operations["jobs_partial_update"];
         trace?: never;
     };
+    "/api/jobs/{id}/progress/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's run for a chart: its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration. */
+        get: operations["jobs_progress_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/job-iterations/": {
         parameters: {
             query?: never;
@@ -1250,6 +1267,48 @@ export interface components {
             result?: components["schemas"]["common.json"];
             /** @enum {string} */
             status?: "pending" | "running" | "completed" | "failed" | "cancelled";
+        };
+        /** @description A job's run as a chart draws it: a page of its iterations in the job's order (order, then created_at) with the best avg_score so far, and for the whole job the counts by status and the best iteration. */
+        "jobs.job-progress-response": {
+            /** @description How many iterations the job has. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            results: components["schemas"]["jobs.job-progress-response.point"][];
+            /** @description Iterations by status; unset is a null status. */
+            counts: {
+                keep: number;
+                discard: number;
+                unset: number;
+            };
+            /**
+             * Format: uuid
+             * @description The iteration with the highest avg_score (the earliest in order on a tie); null when none has a score.
+             */
+            best_iteration: string | null;
+            /** @description The best iteration's avg_score. */
+            best_score: number | null;
+        };
+        "jobs.job-progress-response.point": {
+            /** Format: uuid */
+            id: string;
+            order: number | null;
+            iteration_name: string;
+            avg_score: number | null;
+            /** @enum {string|null} */
+            status: "keep" | "discard" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The highest avg_score of this and every earlier iteration; null until one has a score. */
+            best_so_far: number | null;
         };
         /** @description A job with its iterations. */
         "jobs.job-response": {
@@ -2820,6 +2879,37 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    jobs_progress_retrieve: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 1000, at most 10000). */
+                page_size?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["jobs.job-progress-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
     job_iterations_list: {

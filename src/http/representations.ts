@@ -4,6 +4,7 @@ import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, 
 import type { JsonCache } from '../json-cache.ts';
 import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
 import { codeDiff, compareDimensions, compareNumbers, type CodeDiffLimits } from '../views/iteration-compare.ts';
+import type { ProgressPoint, ProgressSummary } from '../views/job-progress.ts';
 
 export const userJson = (user: User) => ({ id: user.id, email: user.email, email_verified: user.email_verified });
 
@@ -218,6 +219,23 @@ export const iterationComparisonJson = (from: JobIteration, to: JobIteration, li
   avg_score: compareNumbers(from.avg_score, to.avg_score),
   dimensions: compareDimensions(from.dimension_scores, to.dimension_scores),
   code_diff: codeDiff({ name: from.iteration_name, code: from.agent_code }, { name: to.iteration_name, code: to.agent_code }, limits),
+});
+
+/** A point of a job's progress: the iteration without its code, and the best score reached by then. */
+export const progressPointJson = ({ iteration, bestSoFar }: ProgressPoint) => ({
+  id: iteration.id,
+  order: iteration.order,
+  iteration_name: iteration.iteration_name,
+  avg_score: iteration.avg_score,
+  status: iteration.status,
+  created_at: iteration.created_at,
+  best_so_far: bestSoFar,
+});
+
+export const progressSummaryJson = ({ counts, best }: ProgressSummary) => ({
+  counts,
+  best_iteration: best?.id ?? null,
+  best_score: best?.avg_score ?? null,
 });
 
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */
