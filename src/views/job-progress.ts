@@ -33,7 +33,8 @@ export function progressSummary(iterations: readonly JobIteration[]): ProgressSu
   const counts = { keep: 0, discard: 0, unset: 0 };
   let best: JobIteration | null = null;
   for (const iteration of iterations) {
-    counts[iteration.status ?? 'unset']++;
+    if (iteration.status === null) counts.unset++;
+    else counts[iteration.status]++;
     const score = iteration.avg_score;
     if (score !== null && (best === null || score > best.avg_score!)) best = iteration;
   }
