@@ -108,7 +108,7 @@ export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, 
 }
 
 /** The service's page sizes, which every list uses unless its route says otherwise. */
-export function listPageSizes(deps: Deps): PageSizes {
+function listPageSizes(deps: Deps): PageSizes {
   return { sizeDefault: deps.config.limits.pageSizeDefault, sizeMax: deps.config.limits.pageSizeMax };
 }
 
