@@ -208,6 +208,9 @@ test('project, agent, job and types filters narrow the stream; bad filter values
     assert.equal(bad.body, { types: ['Select a valid choice. job.exploded is not one of the available choices.'] });
     assert.equal((await member.client.get('/api/events/', { job: 'nope' })).body, { job: ['Enter a valid UUID.'] });
     assert.is((await running.client.get('/api/events/')).status, 401);
+    const head = await fetch(`${running.url}/api/events/`, { method: 'HEAD', headers: bearer(member) });
+    assert.is(head.status, 200, 'HEAD answers the headers and ends');
+    assert.match(String(head.headers.get('content-type')), /^text\/event-stream/);
   }));
 
 test('Last-Event-ID resumes after that event; an id the log no longer holds, or never held, opens with reset', () =>

@@ -90,6 +90,12 @@ function streamTo(ctx: ApiContext, deps: Deps, feed: ChangeFeed, principal: Prin
     'Cache-Control': 'no-cache, no-transform',
     'X-Accel-Buffering': 'no',
   });
+  // A HEAD request gets the headers and nothing more: its answer has no body to stream.
+  if (ctx.method === 'HEAD') {
+    res.end();
+    return Promise.resolve();
+  }
+  res.flushHeaders();
   const visible = (event: FeedEvent) =>
     event.audience
       ? event.audience.includes(principal.user.id) && (!principal.apiKey || principal.apiKey.project === event.project)
