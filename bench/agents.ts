@@ -1,9 +1,9 @@
 // Agents and datasets: retrieving one agent with a JWT (against the bare server, alternately), and
 // posting 10,000-datapoint datasets, each one a new version of the same agent's dataset.
-import { compareWithBare, load, removeDir, startBareAndService, type Row } from './harness.ts';
+import { compareWithBare, comparisonNote, load, removeDir, startBareAndService, type Row } from './harness.ts';
 
 const getConnections = 50;
-const getRatioMin = 0.5;
+const getRatioMin = 0.6;
 /** One client posting one dataset after another: the figure is the latency of a post, not queueing. */
 const postConnections = 1;
 const postDatapoints = 10_000;
@@ -31,7 +31,7 @@ export async function run(): Promise<Row[]> {
         ratio: get.ratio,
         target: `>= ${getRatioMin}x bare`,
         pass: get.ratio >= getRatioMin && get.failures === 0,
-        note: `rounds ${get.ratios.map((ratio) => ratio.toFixed(2)).join('/')}, p50 ${get.serviceP50Ms} ms, bare ${Math.round(get.bareRps)} req/s${get.failures ? `, ${get.failures} failures` : ''}`,
+        note: comparisonNote(get),
       },
       {
         name: `POST /api/datasets/ (${postDatapoints.toLocaleString('en-US')} datapoints, ${postConnections} connections)`,

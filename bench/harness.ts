@@ -1,19 +1,42 @@
-// Shared benchmark machinery. The service and the bare yardstick run as child processes (so the
-// load generator never competes with them inside one event loop), are loaded alternately with
-// autocannon, and every throughput figure is printed as a ratio to the bare server measured in
-// the same run, because machines here are shared and noisy.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Shared benchmark machinery. The service, the bare yardstick and the load generator (autocannon)
+// each run as a child process. Where the machine has two cores or more and util-linux's taskset
+// is there, the servers are pinned to core 0 and the load generator to core 1, so that neither
+// takes CPU from the other. Every throughput figure is the median, over short alternating rounds
+// (bare, service, bare, service, ...), of each round's ratio to the bare run just before it:
+// machines here are shared and noisy, noise comes and goes, and a neighbouring pair sees the same
+// conditions.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
 import { freePort, npmStartArgs, root, stopChild, waitForHealth } from '../scripts/service-process.ts';
 
 /** `--quick`: a smaller, shorter smoke run. */
 export const quick = process.argv.includes('--quick');
 /** tsx by URL, so the children run from any working directory. */
 const tsx = import.meta.resolve('tsx');
+
+/** Alternating rounds per comparison, and seconds per round (after one uncounted warm-up round). */
+export const rounds = quick ? 3 : 5;
+export const roundSeconds = quick ? 1 : 3;
+
+/** Servers on one core, the load generator on another, when the machine allows it. */
+const pinning = availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0;
+const serverCore = 0;
+const loadCore = 1;
+
+/** How the processes were placed, for the report. */
+export const placement = pinning
+  ? `servers pinned to core ${serverCore}, load generator to core ${loadCore} (taskset)`
+  : 'not pinned (fewer than two cores, or no taskset)';
+
+/** The command running `node <args>` on `core` (unpinned when pinning is off or core is undefined). */
+function nodeOn(core: number | undefined, args: string[]): [string, string[]] {
+  if (!pinning || core === undefined) return [process.execPath, args];
+  return ['taskset', ['-c', String(core), process.execPath, ...args]];
+}
+
 /** Recovering a million records takes seconds; a service not healthy by then has failed. */
 const healthTimeoutMs = 120_000;
 
@@ -41,37 +64,24 @@ export interface LoadOptions {
   url: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  /** Bodies are text: the options reach the load generator as JSON. */
+  body?: string;
+  /** 50 unless given. */
   connections?: number;
   durationSeconds?: number;
   /** Bodies to cycle through (one per request), instead of one fixed body. */
-  bodies?: (string | Buffer)[];
+  bodies?: string[];
 }
 
-/** Seconds per load run; `--quick` shortens every run for a smoke check. */
+/** Seconds of a single load run (latency figures); `--quick` shortens every run for a smoke check. */
 export const durationSeconds = quick ? 3 : 10;
 
+/** One autocannon run, in the load generator's own process (bench/load-generator.ts). */
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const bodies = options.bodies;
-  let next = 0;
-  const result = await autocannon({
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: bodies ? undefined : options.body,
-    connections: options.connections ?? 50,
-    duration: options.durationSeconds ?? durationSeconds,
-    requests: bodies
-      ? [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }]
-      : undefined,
-  } as autocannon.Options);
-  return {
-    requestsPerSecond: result.requests.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
+  const [command, args] = nodeOn(loadCore, ['--import', tsx, join(root, 'bench/load-generator.ts')]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin!.end(JSON.stringify({ ...options, durationSeconds: options.durationSeconds ?? durationSeconds }));
+  return JSON.parse(await outputOf(child)) as LoadResult;
 }
 
 export interface ChildServer {
@@ -98,7 +108,8 @@ function rssOf(pid: number): number {
 
 
 export async function startBare(): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', tsx, join(root, 'bench/bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, args] = nodeOn(serverCore, ['--import', tsx, join(root, 'bench/bare-server.ts')]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await firstLine(child);
   const { port } = JSON.parse(line) as { port: number };
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, rssMb: () => rssOf(child.pid!), stop: () => stopChild(child) };
@@ -110,17 +121,34 @@ export interface ServiceProcess extends ChildServer {
   startupMs: number;
 }
 
+export interface ServiceOptions {
+  /** LMDB directory; a fresh temporary one unless given. */
+  dataDir?: string;
+  /** More environment for the service (limits). */
+  env?: Record<string, string>;
+  /** False to let the service use every core (startup is measured as `npm start` runs). */
+  pinned?: boolean;
+}
+
 /**
- * Starts `npm start`'s entry point on a free port with LMDB under `dataDir` (a fresh temporary
- * directory unless given). LOG_LEVEL is warn unless BENCH_LOG_LEVEL says otherwise: per-request
- * info logs are an operator's choice and would be measured otherwise.
+ * Starts `npm start`'s entry point on a free port with LMDB under `dataDir`. LOG_LEVEL is warn
+ * unless BENCH_LOG_LEVEL says otherwise: per-request info logs are an operator's choice and would
+ * be measured otherwise.
  */
-export async function startService(options: { dataDir?: string } = {}): Promise<ServiceProcess> {
+export async function startService(options: ServiceOptions = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, npmStartArgs(), {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn' },
+  const [command, args] = nodeOn(options.pinned === false ? undefined : serverCore, npmStartArgs());
+  const child = spawn(command, args, {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      ...options.env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -137,7 +165,7 @@ export async function startService(options: { dataDir?: string } = {}): Promise<
 }
 
 /** The bare yardstick and the service, both or neither (a service that fails to start stops the bare one). */
-export async function startBareAndService(options: { dataDir?: string } = {}): Promise<{ bare: ChildServer; service: ServiceProcess }> {
+export async function startBareAndService(options: ServiceOptions = {}): Promise<{ bare: ChildServer; service: ServiceProcess }> {
   const bare = await startBare();
   try {
     return { bare, service: await startService(options) };
@@ -157,7 +185,7 @@ export interface SeedCounts {
 export interface Seeded {
   email: string;
   password: string;
-  jobIds: string[];
+  projectId: string;
 }
 
 /** Fills `dataDir` through bench/seed.ts, in its own process; resolves with how to log in. */
@@ -178,7 +206,14 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-
+/** Everything the child prints on stdout, once it has exited with status 0. */
+function outputOf(child: ChildProcess): Promise<string> {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`the load generator exited with ${code}`))));
+  });
+}
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -191,31 +226,59 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
+export interface Comparison {
+  /** Medians over the rounds. */
+  bareRps: number;
+  serviceRps: number;
+  ratio: number;
+  /** Each round's ratio, in order. */
+  ratios: number[];
+  serviceP50Ms: number;
+  serviceP99Ms: number;
+  /** Errors and non-2xx answers of the service over every round. */
+  failures: number;
+}
+
 /**
- * Loads the bare server and the service alternately (bare, service, bare, service, ...) and
- * judges the service by the median of each round's ratio to the bare run just before it: noise on
- * a shared machine comes and goes, and a neighbouring pair sees the same conditions.
+ * Loads the bare server and the service alternately, `rounds` rounds of `roundSeconds` each after
+ * one uncounted warm-up round (JIT, caches), and judges the service by the median of each round's
+ * ratio to the bare run just before it. `service` may be a function, called before each of its
+ * runs, when every round needs fresh records (jobs that do not fill up across rounds). The bare
+ * server is loaded with the same number of connections.
  */
-export async function compareWithBare(bare: ChildServer, service: LoadOptions, rounds = 3) {
-  const ratios: number[] = [];
-  const bareRuns: LoadResult[] = [];
-  const serviceRuns: LoadResult[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const bareRun = await load({ url: bare.url, connections: service.connections, durationSeconds: service.durationSeconds });
-    const serviceRun = await load(service);
-    bareRuns.push(bareRun);
-    serviceRuns.push(serviceRun);
-    ratios.push(serviceRun.requestsPerSecond / bareRun.requestsPerSecond);
-  }
-  const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return {
-    bareRps: middle(bareRuns.map((run) => run.requestsPerSecond)),
-    serviceRps: middle(serviceRuns.map((run) => run.requestsPerSecond)),
-    ratio: middle(ratios),
-    ratios,
-    serviceP50Ms: middle(serviceRuns.map((run) => run.latencyP50Ms)),
-    failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+export async function compareWithBare(bare: ChildServer, service: LoadOptions | (() => Promise<LoadOptions>)): Promise<Comparison> {
+  const serviceLoad = typeof service === 'function' ? service : async () => service;
+  const run = async (seconds: number) => {
+    const options = await serviceLoad();
+    const bareRun = await load({ url: bare.url, connections: options.connections, durationSeconds: seconds });
+    const serviceRun = await load({ ...options, durationSeconds: seconds });
+    return { bareRun, serviceRun };
   };
+  await run(1);
+  const runs = [];
+  for (let round = 0; round < rounds; round++) runs.push(await run(roundSeconds));
+  const serviceRuns = runs.map((pair) => pair.serviceRun);
+  const ratios = runs.map((pair) => pair.serviceRun.requestsPerSecond / pair.bareRun.requestsPerSecond);
+  return {
+    bareRps: median(runs.map((pair) => pair.bareRun.requestsPerSecond)),
+    serviceRps: median(serviceRuns.map((result) => result.requestsPerSecond)),
+    ratio: median(ratios),
+    ratios,
+    serviceP50Ms: median(serviceRuns.map((result) => result.latencyP50Ms)),
+    serviceP99Ms: median(serviceRuns.map((result) => result.latencyP99Ms)),
+    failures: serviceRuns.reduce((sum, result) => sum + result.errors + result.non2xx, 0),
+  };
+}
+
+/** The middle value (the upper middle of an even count). */
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+/** "rounds 0.61/0.63/0.60/0.62/0.61, p50 3 ms, p99 9 ms, bare 40,123 req/s": a comparison's details. */
+export function comparisonNote(comparison: Comparison): string {
+  const failures = comparison.failures ? `, ${comparison.failures} failures` : '';
+  return `rounds ${comparison.ratios.map((ratio) => ratio.toFixed(2)).join('/')}, p50 ${comparison.serviceP50Ms} ms, p99 ${comparison.serviceP99Ms} ms, bare ${Math.round(comparison.bareRps).toLocaleString('en-US')} req/s${failures}`;
 }
 
 export function printRows(rows: readonly Row[]): void {
