@@ -26,11 +26,26 @@ export interface KvDb {
   keys(options: RangeOptions): Iterable<Key>;
 }
 
-/** One change in a write: a put when `value` is present, otherwise a removal. */
-export interface KvOp {
+/** One key of one database. */
+export interface KvRef {
   db: KvDb;
   key: Key;
+}
+
+/** One change in a write: a put when `value` is present, otherwise a removal. */
+export interface KvOp extends KvRef {
   value?: unknown;
+}
+
+/**
+ * A write refused because the key it required was not in the store when its transaction ran: the
+ * write it was built on did not land. Nothing of it was written.
+ */
+export class RequiredKeyMissing extends Error {
+  constructor(required: KvRef) {
+    super(`the write required ${JSON.stringify(required.key)}, which is not in the store`);
+    this.name = 'RequiredKeyMissing';
+  }
 }
 
 export interface KvStats {
@@ -43,9 +58,12 @@ export interface Kv {
   db(name: string): KvDb;
   /**
    * Applies every op in one transaction, all or nothing, and resolves once it is durable.
-   * It is the only way anything is written.
+   * It is the only way anything is written. Writes are applied in the order they were made, each
+   * succeeding or failing on its own; with `requires`, the write applies only if that key is in the
+   * store when its turn comes, and otherwise fails with RequiredKeyMissing, writing nothing (a
+   * write started while the one it builds on is still in flight cannot outlive that one's failure).
    */
-  write(ops: readonly KvOp[]): Promise<void>;
+  write(ops: readonly KvOp[], requires?: KvRef): Promise<void>;
   stats(): KvStats;
   /**
    * Lets go of memory that only recovery needed: recovery reads the whole store once, and on
