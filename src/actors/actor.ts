@@ -398,7 +398,8 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /**
    * The ops that make a batch durable, and the working seq, snapshot and parts they lead to:
-   * journal entries, or a snapshot every `snapshotEvery` entries, or the stream's removal.
+   * journal entries, or a snapshot (after `snapshotEvery` entries, or half as many as the state
+   * holds items when that is more), or the stream's removal.
    */
   private commitOf(messages: Decided<Command, Event>[]): Batch<Command, Event> & { ops: KvOp[]; appended?: KvRef } {
     const eventful = messages.flatMap((message) => ('events' in message && message.events.length > 0 ? [message.events] : []));
@@ -409,7 +410,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     assert.ok(this.snapshotSeq <= previousSeq, 'a snapshot never runs ahead of the journal');
     if (eventful.length === 0) return { messages, seq, gone, ops: [] };
     if (gone) return { messages, seq, gone, ops: this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts) };
-    if (seq - this.snapshotSeq >= this.env.snapshotEvery) {
+    if (seq - this.snapshotSeq >= Math.max(this.env.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
       const snapshot = this.snapshotOps(seq, previousSeq);
       snapshot.done();
       return { messages, seq, gone, ops: snapshot.ops };

@@ -52,6 +52,7 @@ export const listKind: ActorKind<State, Command, Event> = {
     for (const event of events) if (event.type === 'Named') name = event.name;
     return name ? [nameClaim(name)] : [];
   },
+  snapshotItems: (state) => state.values.length,
 };
 
 /** An environment on a FaultyKv over memory, recording what reaches the read model. */

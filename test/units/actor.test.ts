@@ -107,6 +107,18 @@ test('a snapshot replaces the journal entries it covers, and recovery reproduces
   assert.equal(recovered.current.values, actor.current.values);
 });
 
+test('a growing state is snapshotted once the journal holds half as many entries as it holds items', async () => {
+  const { env } = environment(undefined, { snapshotEvery: 4 });
+  const actor = new Actor(listKind, 'a', env);
+  const snapshotAt = new Set<number>();
+  for (let value = 1; value <= 40; value++) {
+    await actor.ask({ type: 'Append', value });
+    snapshotAt.add(env.journal.snapshots.get<{ seq: number }>(['list', 'a'])?.seq ?? 0);
+  }
+  assert.equal([...snapshotAt], [0, 4, 8, 16, 32], 'each snapshot encodes at most twice the entries since the last');
+  assert.is([...env.journal.entries.keys({})].length, 8);
+});
+
 test('exclusive work runs after earlier messages and before later ones', async () => {
   const { env } = environment();
   const actor = new Actor(listKind, 'a', env);
