@@ -3,15 +3,17 @@
 // working state and written in one commit (group commit).
 //
 // The actor is pipelined: while a commit is in flight it goes on deciding the messages that
-// arrive and starts their commit behind it (the store applies writes in order), up to
-// `commitsInFlightMax` commits. Each message is answered only once its own commit and every one
-// before it are durable and the read model has their events, so readers see committed state only.
-// When a commit fails, every batch decided after it fails too (its commit requires the entry of
-// the one it builds on, so it cannot land either) and, once they have all settled, the working
-// state is reloaded from the store: nothing acknowledged is lost, nothing unacknowledged visible.
+// arrive. They join one open batch, whose write waits behind the commit in flight (the store
+// applies writes in order) and takes every message decided until the store begins its
+// transaction: as many messages share a commit as without pipelining, and the store never waits
+// for the actor. Each message is answered only once its own commit and every one before it are
+// durable and the read model has their events, so readers see committed state only. When a
+// commit fails, every batch decided after it fails too (its write requires the entry of the one
+// it builds on, so it cannot land either) and, once they have all settled, the working state is
+// reloaded from the store: nothing acknowledged is lost, nothing unacknowledged visible.
 import assert from 'node:assert/strict';
 import { Rejected } from '../domain/rejection.ts';
-import { RequiredKeyMissing, type KvOp, type KvRef } from '../store/kv.ts';
+import { RequiredKeyMissing, type KvOp, type KvRef, type LateWrite } from '../store/kv.ts';
 import type { Journal, RecoveredStream, StreamRef } from '../store/journal.ts';
 import { ActorUnavailable } from './actor-unavailable.ts';
 import type { ActorKind, JsonText } from './kind.ts';
@@ -57,10 +59,12 @@ type Decided<Command, Event> =
 /** Messages decided together and written in one commit. */
 interface Batch<Command, Event> {
   messages: Decided<Command, Event>[];
-  /** The stream's seq once this batch is durable. */
+  /** The stream's seq once this batch is durable (known once sealed). */
   seq: number;
   /** The stream ends with this batch (its record was deleted). */
   gone: boolean;
+  /** Applying an event failed while deciding for this batch: it writes nothing and fails. */
+  corrupted?: unknown;
 }
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
@@ -98,7 +102,9 @@ export class Actor<State, Command, Event> implements StreamActor {
   private durableClaims: readonly string[] = [];
   /** Settlements of the batches started and not yet settled, oldest first. */
   private readonly inFlight: Promise<void>[] = [];
-  /** The journal entry the newest commit in flight appends: the next commit requires it. */
+  /** The newest batch, until the store begins its transaction: newly decided messages join it. */
+  private open: Batch<Command, Event> | undefined;
+  /** The journal entry the newest sealed batch in flight appends: the next one requires it. */
   private newestEntry: KvRef | undefined;
   /** A commit in flight rewrites the stream (a snapshot, or its end): nothing starts behind it. */
   private rewriting = false;
@@ -163,9 +169,10 @@ export class Actor<State, Command, Event> implements StreamActor {
    * them durable; the caller commits them and then calls finish(), or abandon() on failure.
    */
   stage(events: readonly Event[]): StagedWrite {
-    const batch = this.commitOf([this.apply(undefined, events)]);
+    const batch: Batch<Command, Event> = { messages: [this.apply(undefined, events)], seq: this.seq, gone: false };
+    const { ops } = this.commitOf(batch);
     return {
-      ops: batch.ops,
+      ops,
       finish: () => this.finish(batch),
       abandon: (error) => {
         this.fail(batch, error);
@@ -217,8 +224,9 @@ export class Actor<State, Command, Event> implements StreamActor {
   }
 
   /**
-   * An exclusive operation runs alone, once every commit in flight has settled; asks waiting
-   * together are decided as one batch whose commit starts behind those in flight.
+   * An exclusive operation runs alone, once every commit in flight has settled. Asks waiting
+   * together are decided and join the open batch while it has room, or start one behind those in
+   * flight.
    */
   private async handleNext(waiting: Envelope<Command, Event>[]): Promise<void> {
     const head = waiting[0]!;
@@ -228,29 +236,30 @@ export class Actor<State, Command, Event> implements StreamActor {
       await head.run();
       return;
     }
-    await this.roomToCommit();
-    const { messages, corrupted } = this.decideBatch(this.takeBatch());
-    if (corrupted === undefined) {
-      this.commit(messages);
-      return;
+    const open = this.open && this.open.messages.length < this.env.commitBatchMax ? this.open : undefined;
+    if (!open) await this.roomToCommit();
+    const { messages, corrupted } = this.decideBatch(this.takeBatch(this.env.commitBatchMax - (open?.messages.length ?? 0)));
+    if (open) {
+      open.messages.push(...messages);
+      open.corrupted ??= corrupted;
+    } else {
+      this.start({ messages, seq: this.seq, gone: false, corrupted });
     }
-    // Applying an event failed: the working state can no longer be trusted. Nothing of this batch
-    // is written; it fails behind the commits in flight, and nothing more is decided until the
-    // state has reloaded.
-    this.start({ messages, seq: this.seq, gone: false }, Promise.resolve({ ok: false, error: corrupted }));
-    await this.settled();
+    // Applying an event failed: the working state can no longer be trusted. Its batch writes
+    // nothing and fails behind the commits in flight; nothing more is decided until the reload.
+    if (corrupted !== undefined) await this.settled();
   }
 
-  private takeBatch(): Ask<Command, Event>[] {
+  private takeBatch(count: number): Ask<Command, Event>[] {
     const batch: Ask<Command, Event>[] = [];
     const waiting = this.mailbox.items;
-    while (batch.length < this.env.commitBatchMax && waiting[0]?.tag === 'ask') {
+    while (batch.length < count && waiting[0]?.tag === 'ask') {
       batch.push(waiting.shift() as Ask<Command, Event>);
     }
     return batch;
   }
 
-  /** Waits until a commit may start: fewer than the bound in flight, none rewriting or failed. */
+  /** Waits until a batch may start: fewer than the bound in flight, none rewriting or failed. */
   private async roomToCommit(): Promise<void> {
     while (this.inFlight.length > 0 && (this.inFlight.length >= this.env.commitsInFlightMax || this.rewriting || this.failed)) {
       await this.inFlight[0];
@@ -316,26 +325,36 @@ export class Actor<State, Command, Event> implements StreamActor {
   }
 
   /**
-   * Starts the commit of a batch. Its write requires the entry the newest commit in flight
-   * appends, so it cannot land if that one fails; nothing starts behind a rewrite of the stream.
+   * Puts a batch in flight: it settles once its write has and every batch before it has settled.
+   * Its write is made when the store begins it (`seal`), so it stays open until then; a batch with
+   * nothing to write and nothing before it in flight settles at once.
    */
-  private commit(messages: Decided<Command, Event>[]): void {
-    const requires = this.inFlight.length > 0 ? this.newestEntry : undefined;
-    const batch = this.commitOf(messages);
-    if (batch.appended) this.newestEntry = batch.appended;
-    else if (batch.ops.length > 0) this.rewriting = true;
-    this.start(batch, batch.ops.length > 0 ? this.write(batch.ops, requires) : Promise.resolve({ ok: true }));
-  }
-
-  /** Puts a batch in flight: it settles once `written` has and every batch before it has settled. */
-  private start(batch: Batch<Command, Event>, written: Promise<Outcome>): void {
+  private start(batch: Batch<Command, Event>): void {
+    const eventful = batch.messages.some((message) => 'events' in message && message.events.length > 0);
+    const stored = batch.corrupted === undefined && (eventful || this.inFlight.length > 0);
+    if (stored) this.open = batch;
+    const written = stored ? this.write(() => this.seal(batch)) : Promise.resolve<Outcome>({ ok: true });
     const previous = this.inFlight.at(-1);
     const outcome = previous ? previous.then(() => written) : written;
     this.inFlight.push(outcome.then((settled) => this.settle(batch, settled)));
   }
 
-  private write(ops: KvOp[], requires: KvRef | undefined): Promise<Outcome> {
-    return this.env.journal.kv.write(ops, requires).then(
+  /**
+   * The store begins the batch's transaction: no message joins it any more, and its ops are made.
+   * It requires the entry the newest batch before it appends; nothing starts behind a rewrite.
+   */
+  private seal(batch: Batch<Command, Event>): LateWrite {
+    if (this.open === batch) this.open = undefined;
+    if (batch.corrupted !== undefined) return { ops: [] };
+    const requires = this.newestEntry;
+    const { ops, appended } = this.commitOf(batch);
+    if (appended) this.newestEntry = appended;
+    else if (ops.length > 0) this.rewriting = true;
+    return { ops, requires };
+  }
+
+  private write(late: () => LateWrite): Promise<Outcome> {
+    return this.env.journal.kv.write(late).then(
       (): Outcome => {
         this.env.storeOutcome(true);
         return { ok: true };
@@ -351,11 +370,12 @@ export class Actor<State, Command, Event> implements StreamActor {
   /** The oldest batch in flight has its outcome: answer it, and reload once a failure has drained. */
   private settle(batch: Batch<Command, Event>, outcome: Outcome): void {
     this.inFlight.shift();
-    if (outcome.ok && !this.failed) {
+    if (this.open === batch) this.open = undefined; // it failed before the store began it
+    if (outcome.ok && !this.failed && batch.corrupted === undefined) {
       this.finish(batch);
     } else {
       this.failed = true;
-      this.fail(batch, outcome.ok ? undefined : outcome.error);
+      this.fail(batch, batch.corrupted ?? (outcome.ok ? undefined : outcome.error));
     }
     if (this.inFlight.length > 0) return;
     this.newestEntry = undefined;
@@ -397,23 +417,23 @@ export class Actor<State, Command, Event> implements StreamActor {
   }
 
   /**
-   * The ops that make a batch durable, and the working seq, snapshot and parts they lead to:
-   * journal entries, or a snapshot (after `snapshotEvery` entries, or half as many as the state
-   * holds items when that is more), or the stream's removal.
+   * The ops that make a batch durable (its seq and whether the stream ends with it are set), and
+   * the working seq, snapshot and parts they lead to: journal entries, or a snapshot (after
+   * `snapshotEvery` entries, or half as many as the state holds items when that is more), or the
+   * stream's removal. `appended` is the last entry written, if the ops append.
    */
-  private commitOf(messages: Decided<Command, Event>[]): Batch<Command, Event> & { ops: KvOp[]; appended?: KvRef } {
-    const eventful = messages.flatMap((message) => ('events' in message && message.events.length > 0 ? [message.events] : []));
+  private commitOf(batch: Batch<Command, Event>): { ops: KvOp[]; appended?: KvRef } {
+    const eventful = batch.messages.flatMap((message) => ('events' in message && message.events.length > 0 ? [message.events] : []));
     const previousSeq = this.seq;
-    const seq = previousSeq + eventful.length;
-    const gone = eventful.length > 0 && this.kind.decider.isGone(this.state);
-    this.seq = seq;
+    this.seq = batch.seq = previousSeq + eventful.length;
+    batch.gone = eventful.length > 0 && this.kind.decider.isGone(this.state);
     assert.ok(this.snapshotSeq <= previousSeq, 'a snapshot never runs ahead of the journal');
-    if (eventful.length === 0) return { messages, seq, gone, ops: [] };
-    if (gone) return { messages, seq, gone, ops: this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts) };
-    if (seq - this.snapshotSeq >= Math.max(this.env.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
-      const snapshot = this.snapshotOps(seq, previousSeq);
+    if (eventful.length === 0) return { ops: [] };
+    if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts) };
+    if (this.seq - this.snapshotSeq >= Math.max(this.env.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
+      const snapshot = this.snapshotOps(this.seq, previousSeq);
       snapshot.done();
-      return { messages, seq, gone, ops: snapshot.ops };
+      return { ops: snapshot.ops };
     }
     const { eventCodec } = this.kind;
     const ops = eventful.map((events, index) =>
@@ -423,7 +443,7 @@ export class Actor<State, Command, Event> implements StreamActor {
         eventCodec ? events.map((event) => eventCodec.encode(event, this.env.jsonText)) : events,
       ),
     );
-    return { messages, seq, gone, ops, appended: ops.at(-1) };
+    return { ops, appended: ops.at(-1) };
   }
 
   /**

@@ -63,7 +63,7 @@ export function environment(kv = new FaultyKv(new MemoryKv()), overrides: Partia
     claims: new UniqueClaims(),
     mailboxDepthMax: 1000,
     commitBatchMax: 256,
-    commitsInFlightMax: 16,
+    commitsInFlightMax: 4,
     snapshotEvery: 1000,
     committed: (_kind, _id, events) => committed.push([...(events as Event[])]),
     ended: () => {},

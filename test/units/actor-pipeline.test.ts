@@ -1,5 +1,6 @@
 // The pipelined actor's rules, on a store whose commits the test holds and then commits or fails
-// one by one, in order (FaultyKv.queueWrites, as LMDB orders its commits).
+// one by one, in order (FaultyKv.queueWrites). As with LMDB, a write's transaction begins once the
+// write before it has settled: until then, its batch takes the messages the actor decides.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Actor, ActorUnavailable } from '../../src/actors/actor.ts';
@@ -39,6 +40,20 @@ test('a busy actor decides its next messages while the previous commit is in fli
   await Promise.all(sent);
 });
 
+test('a batch waiting for the store takes every message decided until its transaction begins', async () => {
+  const { kv, append } = pipelined();
+  const sent = [append(1)];
+  await turn();
+  for (let value = 2; value <= 5; value++) {
+    sent.push(append(value));
+    await turn();
+  }
+  assert.is(kv.queued, 2, 'four messages sent one by one, one commit behind the first');
+  await kv.settleAll();
+  await Promise.all(sent);
+  assert.is(kv.writes, 2);
+});
+
 test('messages waiting together share one commit, behind the one in flight', async () => {
   const { kv, append } = pipelined();
   const sent = [append(0)];
@@ -49,6 +64,20 @@ test('messages waiting together share one commit, behind the one in flight', asy
   await kv.settleAll();
   await Promise.all(sent);
   assert.is(kv.writes, 2);
+});
+
+test('beyond commitBatchMax messages, a batch is full and the rest start the next', async () => {
+  const { kv, append } = pipelined({ commitBatchMax: 3 });
+  const sent = [append(0)];
+  await turn();
+  for (let value = 1; value <= 5; value++) sent.push(append(value));
+  await turn();
+  sent.push(append(6), append(7));
+  await turn();
+  assert.is(kv.queued, 4, '[0], then [1, 2, 3], then [4, 5] joined by [6], then [7]');
+  await kv.settleAll();
+  await Promise.all(sent);
+  assert.is(kv.writes, 4);
 });
 
 test('each message is answered only after its own commit is durable', async () => {
@@ -91,10 +120,9 @@ test('every message decided after a failed commit fails with it, and the state r
   await turn();
   sent.push(append(5));
   await turn();
-  assert.is(kv.queued, 3);
+  assert.is(kv.queued, 2);
   await kv.settleNext(diskFull());
   await kv.settleNext(); // reaches the store, which refuses it: the entry it builds on is missing
-  await kv.settleNext();
   await Promise.all(sent);
   assert.equal([...answers], [[1, 'ok'], [2, 'store_failed'], [3, 'store_failed'], [4, 'store_failed'], [5, 'store_failed']]);
   assert.equal(actor.current.values, [1]);
@@ -129,6 +157,23 @@ test('nothing acknowledged is lost and nothing unacknowledged is visible after a
   assert.equal(recovered().values, [1, 2, 7], 'the journal continues without a gap');
 });
 
+test('a message sent once a commit has failed waits for the reload and is decided on what is durable', async () => {
+  const { kv, actor, answers, append } = pipelined();
+  const sent = [append(1)];
+  await turn();
+  sent.push(append(2));
+  await turn();
+  await kv.settleNext(diskFull());
+  sent.push(append(3));
+  await turn();
+  assert.is(actor.depth, 1, 'it does not join the batch behind the failure');
+  await kv.settleNext();
+  await kv.settleAll();
+  await Promise.all(sent);
+  assert.equal([...answers], [[1, 'store_failed'], [2, 'store_failed'], [3, 'ok']]);
+  assert.equal(actor.current.values, [3]);
+});
+
 test('a refusal decided after a failed commit fails with it too', async () => {
   const { kv, answers, append } = pipelined();
   const sent = [append(1)];
@@ -136,6 +181,7 @@ test('a refusal decided after a failed commit fails with it too', async () => {
   sent.push(append(2, { type: 'Refuse' }));
   await turn();
   await kv.settleNext(diskFull());
+  await kv.settleNext();
   await Promise.all(sent);
   assert.equal([...answers], [[1, 'store_failed'], [2, 'store_failed']]);
   const refused = append(3, { type: 'Refuse' });
@@ -162,22 +208,20 @@ test('exclusive work waits until every commit in flight has settled', async () =
 });
 
 test('beyond commitsInFlightMax commits in flight, messages wait in the mailbox', async () => {
-  const { kv, actor, append } = pipelined({ commitsInFlightMax: 2 });
+  const { kv, actor, append } = pipelined({ commitsInFlightMax: 1 });
   const sent = [append(1)];
   await turn();
-  sent.push(append(2));
+  sent.push(append(2), append(3));
   await turn();
-  sent.push(append(3), append(4));
-  await turn();
-  assert.is(kv.queued, 2);
-  assert.is(actor.depth, 2, 'the third batch waits to be decided');
-  assert.equal(actor.current.values, [1, 2]);
+  assert.is(kv.queued, 1);
+  assert.is(actor.depth, 2, 'the second batch waits to be decided');
+  assert.equal(actor.current.values, [1]);
   await kv.settleNext();
-  assert.is(kv.queued, 2, 'a commit settled, so the next one started');
+  assert.is(kv.queued, 1, 'the commit settled, so the next one started');
   assert.is(actor.depth, 0);
   await kv.settleAll();
   await Promise.all(sent);
-  assert.equal(actor.current.values, [1, 2, 3, 4]);
+  assert.equal(actor.current.values, [1, 2, 3]);
 });
 
 test('nothing starts behind a snapshot in flight', async () => {
@@ -186,13 +230,14 @@ test('nothing starts behind a snapshot in flight', async () => {
   await turn();
   sent.push(append(2));
   await turn();
+  await kv.settleNext(); // the second commit begins: it writes the snapshot
   sent.push(append(3));
   await turn();
-  assert.is(kv.queued, 2, 'the second commit writes the snapshot');
-  assert.is(actor.depth, 1);
-  await kv.settleNext();
+  assert.is(kv.queued, 1);
+  assert.is(actor.depth, 1, 'the third message waits for the snapshot');
   await kv.settleNext();
   assert.is(kv.queued, 1, 'the snapshot is durable: the next commit starts');
+  assert.is(actor.depth, 0);
   await kv.settleAll();
   await Promise.all(sent);
   assert.equal(recovered().values, [1, 2, 3]);
@@ -205,9 +250,9 @@ test('a claim stays held by every state that may still become durable', async ()
   await turn();
   sent.push(named(2, 'y'));
   await turn();
+  await kv.settleNext(); // x is durable; the rename to y begins
   sent.push(named(3, 'x'));
   await turn();
-  await kv.settleNext();
   await kv.settleNext();
   assert.is(env.claims.ownerOf('name:x'), 'list:a', 'renamed away and back: still held');
   await kv.settleNext(diskFull());
@@ -226,6 +271,20 @@ test('an event that cannot be applied fails its message, fails its batch, and th
   await Promise.all(sent);
   assert.equal([...answers].sort(), [[1, 'ok'], [2, 'store_failed'], [3, 'Error'], [4, 'store_failed']]);
   assert.equal(actor.current.values, [1]);
+});
+
+test('an event that cannot be applied fails the open batch it joins, which writes nothing', async () => {
+  const { kv, answers, append, recovered } = pipelined();
+  const sent = [append(1)];
+  await turn();
+  sent.push(append(2));
+  await turn();
+  sent.push(append(3, { type: 'Poison' }));
+  await turn();
+  await kv.settleAll();
+  await Promise.all(sent);
+  assert.equal([...answers], [[3, 'Error'], [1, 'ok'], [2, 'store_failed']]);
+  assert.equal(recovered().values, [1]);
 });
 
 test('a refused message in a batch is answered with its refusal once the batch is durable', async () => {

@@ -45,14 +45,16 @@ test('a write is all or nothing; a removal is a write without a value', () =>
     assert.equal(db.get(['k', 2]), { n: 2 });
   }));
 
-test('a write requiring a key applies only if the key is there by its turn, seeing earlier writes in flight', () =>
+test('a late write is made when its turn comes and applies only if the key it requires is there by then', () =>
   withBoth(async (kv) => {
     const db = kv.db('requires');
     const first = kv.write([{ db, key: ['entry', 1], value: 1 }]);
-    const second = kv.write([{ db, key: ['entry', 2], value: 2 }], { db, key: ['entry', 1] });
+    const second = kv.write(() => ({ ops: [{ db, key: ['entry', 2], value: 2 }], requires: { db, key: ['entry', 1] } }));
     await Promise.all([first, second]);
     assert.is(db.get(['entry', 2]), 2, kv.kind);
-    const refused = await kv.write([{ db, key: ['entry', 4], value: 4 }], { db, key: ['entry', 3] }).then(() => null, (error: unknown) => error);
+    const refused = await kv
+      .write(() => ({ ops: [{ db, key: ['entry', 4], value: 4 }], requires: { db, key: ['entry', 3] } }))
+      .then(() => null, (error: unknown) => error);
     assert.instance(refused, RequiredKeyMissing);
     assert.is(db.get(['entry', 4]), undefined, 'nothing of a refused write is written');
   }));
