@@ -2,9 +2,9 @@
 // each run as a child process. Where the machine has two cores or more and util-linux's taskset
 // is there, the servers are pinned to core 0 and the load generator to core 1, so that neither
 // takes CPU from the other. Every throughput figure is the median, over short alternating rounds
-// (bare, service, bare, service, ...), of each round's ratio to the bare run just before it:
-// machines here are shared and noisy, noise comes and goes, and a neighbouring pair sees the same
-// conditions.
+// (bare, service, bare, ..., bare), of each service run's ratio to the bare runs on either side
+// of it: machines here are shared and noisy, noise comes and goes, and neighbouring runs see the
+// same conditions.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -241,32 +241,36 @@ export interface Comparison {
 
 /**
  * Loads the bare server and the service alternately, `rounds` rounds of `roundSeconds` each after
- * one uncounted warm-up round (JIT, caches), and judges the service by the median of each round's
- * ratio to the bare run just before it. `service` may be a function, called before each of its
- * runs, when every round needs fresh records (jobs that do not fill up across rounds). The bare
- * server is loaded with the same number of connections.
+ * one uncounted warm-up round (JIT, caches): bare, service, bare, service, ..., bare. Each
+ * service run is judged against the mean of the bare runs just before and just after it, which
+ * cancels noise that drifts during a round, and the figure is the median of those ratios.
+ * `service` may be a function, called before each of its runs, when every round needs fresh
+ * records (jobs that do not fill up across rounds). The bare server gets the same connections.
  */
 export async function compareWithBare(bare: ChildServer, service: LoadOptions | (() => Promise<LoadOptions>)): Promise<Comparison> {
   const serviceLoad = typeof service === 'function' ? service : async () => service;
-  const run = async (seconds: number) => {
-    const options = await serviceLoad();
-    const bareRun = await load({ url: bare.url, connections: options.connections, durationSeconds: seconds });
-    const serviceRun = await load({ ...options, durationSeconds: seconds });
-    return { bareRun, serviceRun };
-  };
-  await run(1);
-  const runs = [];
-  for (let round = 0; round < rounds; round++) runs.push(await run(roundSeconds));
-  const serviceRuns = runs.map((pair) => pair.serviceRun);
-  const ratios = runs.map((pair) => pair.serviceRun.requestsPerSecond / pair.bareRun.requestsPerSecond);
+  const warmUp = await serviceLoad();
+  const bareRun = (seconds: number) => load({ url: bare.url, connections: warmUp.connections, durationSeconds: seconds });
+  const serviceRun = async (seconds: number) => load({ ...(await serviceLoad()), durationSeconds: seconds });
+  await bareRun(1);
+  await load({ ...warmUp, durationSeconds: 1 });
+  const bareRuns = [await bareRun(roundSeconds)];
+  const serviceRuns: LoadResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    serviceRuns.push(await serviceRun(roundSeconds));
+    bareRuns.push(await bareRun(roundSeconds));
+  }
+  const ratios = serviceRuns.map(
+    (run, round) => run.requestsPerSecond / ((bareRuns[round]!.requestsPerSecond + bareRuns[round + 1]!.requestsPerSecond) / 2),
+  );
   return {
-    bareRps: median(runs.map((pair) => pair.bareRun.requestsPerSecond)),
-    serviceRps: median(serviceRuns.map((result) => result.requestsPerSecond)),
+    bareRps: median(bareRuns.map((run) => run.requestsPerSecond)),
+    serviceRps: median(serviceRuns.map((run) => run.requestsPerSecond)),
     ratio: median(ratios),
     ratios,
-    serviceP50Ms: median(serviceRuns.map((result) => result.latencyP50Ms)),
-    serviceP99Ms: median(serviceRuns.map((result) => result.latencyP99Ms)),
-    failures: serviceRuns.reduce((sum, result) => sum + result.errors + result.non2xx, 0),
+    serviceP50Ms: median(serviceRuns.map((run) => run.latencyP50Ms)),
+    serviceP99Ms: median(serviceRuns.map((run) => run.latencyP99Ms)),
+    failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
   };
 }
 
