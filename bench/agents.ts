@@ -14,9 +14,10 @@ export async function run(): Promise<Row[]> {
   try {
     const { access, agentId } = await setUp(service.url);
     const auth = { authorization: `Bearer ${access}` };
-    const get = await compareWithBare(bare, { url: `${service.url}/api/agents/${agentId}/`, headers: auth, connections: getConnections });
+    const get = await compareWithBare(bare, { url: `${service.url}/api/agents/${agentId}/`, serverPid: service.pid, headers: auth, connections: getConnections });
     const post = await load({
       url: `${service.url}/api/datasets/`,
+      serverPid: service.pid,
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ agent: agentId, datapoints: datapoints(postDatapoints) }),

@@ -58,10 +58,17 @@ export interface LoadResult {
   latencyP99Ms: number;
   errors: number;
   non2xx: number;
+  /**
+   * Cores' worth of CPU that other processes (neither the server nor the load generator) used
+   * during the run: other work on a shared machine, which skews the figures.
+   */
+  otherCores: number;
 }
 
 export interface LoadOptions {
   url: string;
+  /** The server under load, whose CPU is not counted as other work. */
+  serverPid: number;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   /** Bodies are text: the options reach the load generator as JSON. */
@@ -235,6 +242,8 @@ export interface Comparison {
   ratios: number[];
   serviceP50Ms: number;
   serviceP99Ms: number;
+  /** The most CPU other processes used during any run of the comparison, in cores. */
+  otherCoresMax: number;
   /** Errors and non-2xx answers of the service over every round. */
   failures: number;
 }
@@ -250,7 +259,7 @@ export interface Comparison {
 export async function compareWithBare(bare: ChildServer, service: LoadOptions | (() => Promise<LoadOptions>)): Promise<Comparison> {
   const serviceLoad = typeof service === 'function' ? service : async () => service;
   const warmUp = await serviceLoad();
-  const bareRun = (seconds: number) => load({ url: bare.url, connections: warmUp.connections, durationSeconds: seconds });
+  const bareRun = (seconds: number) => load({ url: bare.url, serverPid: bare.pid, connections: warmUp.connections, durationSeconds: seconds });
   const serviceRun = async (seconds: number) => load({ ...(await serviceLoad()), durationSeconds: seconds });
   await bareRun(1);
   await load({ ...warmUp, durationSeconds: 1 });
@@ -270,6 +279,7 @@ export async function compareWithBare(bare: ChildServer, service: LoadOptions | 
     ratios,
     serviceP50Ms: median(serviceRuns.map((run) => run.latencyP50Ms)),
     serviceP99Ms: median(serviceRuns.map((run) => run.latencyP99Ms)),
+    otherCoresMax: Math.max(...[...bareRuns, ...serviceRuns].map((run) => run.otherCores)),
     failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
   };
 }
@@ -279,10 +289,14 @@ function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
-/** "rounds 0.61/0.63/0.60/0.62/0.61, p50 3 ms, p99 9 ms, bare 40,123 req/s": a comparison's details. */
+/**
+ * "rounds 0.61/0.63/0.60/0.62/0.61, p50 3 ms, p99 9 ms, bare 40,123 req/s, other work <= 0.02
+ * cores": a comparison's details. Other processes' CPU tells whether the machine was quiet: runs
+ * made while it was not disagree, most where the load generator's core was taken.
+ */
 export function comparisonNote(comparison: Comparison): string {
   const failures = comparison.failures ? `, ${comparison.failures} failures` : '';
-  return `rounds ${comparison.ratios.map((ratio) => ratio.toFixed(2)).join('/')}, p50 ${comparison.serviceP50Ms} ms, p99 ${comparison.serviceP99Ms} ms, bare ${Math.round(comparison.bareRps).toLocaleString('en-US')} req/s${failures}`;
+  return `rounds ${comparison.ratios.map((ratio) => ratio.toFixed(2)).join('/')}, p50 ${comparison.serviceP50Ms} ms, p99 ${comparison.serviceP99Ms} ms, bare ${Math.round(comparison.bareRps).toLocaleString('en-US')} req/s, other work <= ${comparison.otherCoresMax.toFixed(2)} cores${failures}`;
 }
 
 export function printRows(rows: readonly Row[]): void {

@@ -36,12 +36,13 @@ export async function run(): Promise<Row[]> {
       const auth = { authorization: `Bearer ${await login(service.url, seeded)}` };
       const listUrl = `${service.url}/api/jobs/?status=running&ordering=-created_at`;
       await checkRunningPage(listUrl, auth);
-      const list = await compareWithBare(bare, { url: listUrl, headers: auth, connections });
+      const list = await compareWithBare(bare, { url: listUrl, serverPid: service.pid, headers: auth, connections });
       const rssMb = service.rssMb();
       /** Posts cycling over `jobs` running jobs made afresh for every round. */
       const posts = (jobs: number) =>
         compareWithBare(bare, async () => ({
           url: `${service.url}/api/job-iterations/`,
+          serverPid: service.pid,
           method: 'POST',
           headers: { ...auth, 'content-type': 'application/json' },
           connections,

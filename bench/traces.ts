@@ -33,7 +33,7 @@ export async function run(): Promise<Row[]> {
     const growth = { anonMb: after.anonMb - before.anonMb, fileMb: after.fileMb - before.fileMb };
     const sample = await firstSpan(service.url, setup.access);
     const auth = { authorization: `Bearer ${setup.access}` };
-    const listing = (query: string) => load({ url: `${service.url}/api/traces/services/${query}`, headers: auth, connections: 1, durationSeconds: quick ? 2 : 5 });
+    const listing = (query: string) => load({ url: `${service.url}/api/traces/services/${query}`, serverPid: service.pid, headers: auth, connections: 1, durationSeconds: quick ? 2 : 5 });
     const stored = `${(storedSpans / 1e6).toLocaleString('en-US')}M spans`;
     const rows: Row[] = [
       {
