@@ -1,9 +1,9 @@
 // Agents and datasets: retrieving one agent with a JWT (against the bare server, alternately), and
 // posting 10,000-datapoint datasets, each one a new version of the same agent's dataset.
-import { compareWithBare, load, removeDir, startBareAndService, type Row } from './harness.ts';
+import { compareWithBare, comparisonNote, load, removeDir, startBareAndService, type Row } from './harness.ts';
 
 const getConnections = 50;
-const getRatioMin = 0.5;
+const getRatioMin = 0.6;
 /** One client posting one dataset after another: the figure is the latency of a post, not queueing. */
 const postConnections = 1;
 const postDatapoints = 10_000;
@@ -14,9 +14,10 @@ export async function run(): Promise<Row[]> {
   try {
     const { access, agentId } = await setUp(service.url);
     const auth = { authorization: `Bearer ${access}` };
-    const get = await compareWithBare(bare, { url: `${service.url}/api/agents/${agentId}/`, headers: auth, connections: getConnections });
+    const get = await compareWithBare(bare, { url: `${service.url}/api/agents/${agentId}/`, serverPid: service.pid, headers: auth, connections: getConnections });
     const post = await load({
       url: `${service.url}/api/datasets/`,
+      serverPid: service.pid,
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ agent: agentId, datapoints: datapoints(postDatapoints) }),
@@ -31,7 +32,7 @@ export async function run(): Promise<Row[]> {
         ratio: get.ratio,
         target: `>= ${getRatioMin}x bare`,
         pass: get.ratio >= getRatioMin && get.failures === 0,
-        note: `rounds ${get.ratios.map((ratio) => ratio.toFixed(2)).join('/')}, p50 ${get.serviceP50Ms} ms, bare ${Math.round(get.bareRps)} req/s${get.failures ? `, ${get.failures} failures` : ''}`,
+        note: comparisonNote(get),
       },
       {
         name: `POST /api/datasets/ (${postDatapoints.toLocaleString('en-US')} datapoints, ${postConnections} connections)`,

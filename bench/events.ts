@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { load, type Row, startService } from './harness.ts';
+import { load, nodeOnLoadCore, type Row, startService } from './harness.ts';
 import { root } from '../scripts/service-process.ts';
 
 const streams = 100;
@@ -26,6 +26,7 @@ export async function run(): Promise<Row[]> {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       bodies: Array.from({ length: 1000 }, (_, i) => JSON.stringify({ job, iteration_name: `load-${i}`, avg_score: (i % 100) / 100 })),
       connections: 20,
+      serverPid: service.pid,
     };
     // The same load with no stream open first, to show what following costs the writers.
     const alone = await load(loadOptions);
@@ -123,7 +124,8 @@ interface Received {
 
 /** Starts the readers' process and resolves once every stream is open. */
 async function startReaders(url: string, token: string): Promise<{ finish(): Promise<Received> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench/event-readers.ts'), url, String(streams), token, probePrefix], {
+  const [command, args] = nodeOnLoadCore(['--import', 'tsx', join(root, 'bench/event-readers.ts'), url, String(streams), token, probePrefix]);
+  const child = spawn(command, args, {
     cwd: root,
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -1,19 +1,47 @@
-// Shared benchmark machinery. The service and the bare yardstick run as child processes (so the
-// load generator never competes with them inside one event loop), are loaded alternately with
-// autocannon, and every throughput figure is printed as a ratio to the bare server measured in
-// the same run, because machines here are shared and noisy.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Shared benchmark machinery. The service, the bare yardstick and the load generator (autocannon)
+// each run as a child process. Where the machine has two cores or more and util-linux's taskset
+// is there, the servers are pinned to core 0 and the load generator to core 1, so that neither
+// takes CPU from the other. Every throughput figure is the median, over short alternating rounds
+// (bare, service, bare, ..., bare), of each service run's ratio to the bare runs on either side
+// of it: machines here are shared and noisy, noise comes and goes, and neighbouring runs see the
+// same conditions.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import autocannon from 'autocannon';
 import { freePort, npmStartArgs, root, stopChild, waitForHealth } from '../scripts/service-process.ts';
 
 /** `--quick`: a smaller, shorter smoke run. */
 export const quick = process.argv.includes('--quick');
 /** tsx by URL, so the children run from any working directory. */
 const tsx = import.meta.resolve('tsx');
+
+/** Alternating rounds per comparison, and seconds per round (after one uncounted warm-up round). */
+export const rounds = quick ? 3 : 5;
+export const roundSeconds = quick ? 1 : 3;
+
+/** Servers on one core, the load generator on another, when the machine allows it. */
+const pinning = availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0;
+const serverCore = 0;
+const loadCore = 1;
+
+/** How the processes were placed, for the report. */
+export const placement = pinning
+  ? `servers pinned to core ${serverCore}, load generator to core ${loadCore} (taskset)`
+  : 'not pinned (fewer than two cores, or no taskset)';
+
+/** The command running `node <args>` on `core` (unpinned when pinning is off or core is undefined). */
+function nodeOn(core: number | undefined, args: string[]): [string, string[]] {
+  if (!pinning || core === undefined) return [process.execPath, args];
+  return ['taskset', ['-c', String(core), process.execPath, ...args]];
+}
+
+/** The command running `node <args>` beside the load generator (clients such as stream readers). */
+export function nodeOnLoadCore(args: string[]): [string, string[]] {
+  return nodeOn(loadCore, args);
+}
+
 /** Recovering a million records takes seconds; a service not healthy by then has failed. */
 const healthTimeoutMs = 120_000;
 
@@ -35,43 +63,37 @@ export interface LoadResult {
   latencyP99Ms: number;
   errors: number;
   non2xx: number;
+  /**
+   * Cores' worth of CPU that other processes (neither the server nor the load generator) used
+   * during the run: other work on a shared machine, which skews the figures.
+   */
+  otherCores: number;
 }
 
 export interface LoadOptions {
   url: string;
+  /** The server under load, whose CPU is not counted as other work. */
+  serverPid: number;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  /** Bodies are text: the options reach the load generator as JSON. */
+  body?: string;
+  /** 50 unless given. */
   connections?: number;
   durationSeconds?: number;
   /** Bodies to cycle through (one per request), instead of one fixed body. */
-  bodies?: (string | Buffer)[];
+  bodies?: string[];
 }
 
-/** Seconds per load run; `--quick` shortens every run for a smoke check. */
+/** Seconds of a single load run (latency figures); `--quick` shortens every run for a smoke check. */
 export const durationSeconds = quick ? 3 : 10;
 
+/** One autocannon run, in the load generator's own process (bench/load-generator.ts). */
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const bodies = options.bodies;
-  let next = 0;
-  const result = await autocannon({
-    url: options.url,
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: bodies ? undefined : options.body,
-    connections: options.connections ?? 50,
-    duration: options.durationSeconds ?? durationSeconds,
-    requests: bodies
-      ? [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }]
-      : undefined,
-  } as autocannon.Options);
-  return {
-    requestsPerSecond: result.requests.average,
-    latencyP50Ms: result.latency.p50,
-    latencyP99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
+  const [command, args] = nodeOn(loadCore, ['--import', tsx, join(root, 'bench/load-generator.ts')]);
+  const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin!.end(JSON.stringify({ ...options, durationSeconds: options.durationSeconds ?? durationSeconds }));
+  return JSON.parse(await outputOf(child)) as LoadResult;
 }
 
 export interface ChildServer {
@@ -98,7 +120,8 @@ function rssOf(pid: number): number {
 
 
 export async function startBare(): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', tsx, join(root, 'bench/bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [command, args] = nodeOn(serverCore, ['--import', tsx, join(root, 'bench/bare-server.ts')]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await firstLine(child);
   const { port } = JSON.parse(line) as { port: number };
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, rssMb: () => rssOf(child.pid!), stop: () => stopChild(child) };
@@ -110,17 +133,34 @@ export interface ServiceProcess extends ChildServer {
   startupMs: number;
 }
 
+export interface ServiceOptions {
+  /** LMDB directory; a fresh temporary one unless given. */
+  dataDir?: string;
+  /** More environment for the service (limits). */
+  env?: Record<string, string>;
+  /** False to let the service use every core (startup is measured as `npm start` runs). */
+  pinned?: boolean;
+}
+
 /**
- * Starts `npm start`'s entry point on a free port with LMDB under `dataDir` (a fresh temporary
- * directory unless given). LOG_LEVEL is warn unless BENCH_LOG_LEVEL says otherwise: per-request
- * info logs are an operator's choice and would be measured otherwise.
+ * Starts `npm start`'s entry point on a free port with LMDB under `dataDir`. LOG_LEVEL is warn
+ * unless BENCH_LOG_LEVEL says otherwise: per-request info logs are an operator's choice and would
+ * be measured otherwise.
  */
-export async function startService(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
+export async function startService(options: ServiceOptions = {}): Promise<ServiceProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, npmStartArgs(), {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', ...options.env },
+  const [command, args] = nodeOn(options.pinned === false ? undefined : serverCore, npmStartArgs());
+  const child = spawn(command, args, {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      ...options.env,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -137,7 +177,7 @@ export async function startService(options: { dataDir?: string; env?: Record<str
 }
 
 /** The bare yardstick and the service, both or neither (a service that fails to start stops the bare one). */
-export async function startBareAndService(options: { dataDir?: string } = {}): Promise<{ bare: ChildServer; service: ServiceProcess }> {
+export async function startBareAndService(options: ServiceOptions = {}): Promise<{ bare: ChildServer; service: ServiceProcess }> {
   const bare = await startBare();
   try {
     return { bare, service: await startService(options) };
@@ -157,7 +197,7 @@ export interface SeedCounts {
 export interface Seeded {
   email: string;
   password: string;
-  jobIds: string[];
+  projectId: string;
 }
 
 /** Fills `dataDir` through bench/seed.ts, in its own process; resolves with how to log in. */
@@ -178,7 +218,14 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-
+/** Everything the child prints on stdout, once it has exited with status 0. */
+function outputOf(child: ChildProcess): Promise<string> {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`the load generator exited with ${code}`))));
+  });
+}
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -191,31 +238,70 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
+export interface Comparison {
+  /** Medians over the rounds. */
+  bareRps: number;
+  serviceRps: number;
+  ratio: number;
+  /** Each round's ratio, in order. */
+  ratios: number[];
+  serviceP50Ms: number;
+  serviceP99Ms: number;
+  /** The most CPU other processes used during any run of the comparison, in cores. */
+  otherCoresMax: number;
+  /** Errors and non-2xx answers of the service over every round. */
+  failures: number;
+}
+
 /**
- * Loads the bare server and the service alternately (bare, service, bare, service, ...) and
- * judges the service by the median of each round's ratio to the bare run just before it: noise on
- * a shared machine comes and goes, and a neighbouring pair sees the same conditions.
+ * Loads the bare server and the service alternately, `rounds` rounds of `roundSeconds` each after
+ * one uncounted warm-up round (JIT, caches): bare, service, bare, service, ..., bare. Each
+ * service run is judged against the mean of the bare runs just before and just after it, which
+ * cancels noise that drifts during a round, and the figure is the median of those ratios.
+ * `service` may be a function, called before each of its runs, when every round needs fresh
+ * records (jobs that do not fill up across rounds). The bare server gets the same connections.
  */
-export async function compareWithBare(bare: ChildServer, service: LoadOptions, rounds = 3) {
-  const ratios: number[] = [];
-  const bareRuns: LoadResult[] = [];
+export async function compareWithBare(bare: ChildServer, service: LoadOptions | (() => Promise<LoadOptions>)): Promise<Comparison> {
+  const serviceLoad = typeof service === 'function' ? service : async () => service;
+  const warmUp = await serviceLoad();
+  const bareRun = (seconds: number) => load({ url: bare.url, serverPid: bare.pid, connections: warmUp.connections, durationSeconds: seconds });
+  const serviceRun = async (seconds: number) => load({ ...(await serviceLoad()), durationSeconds: seconds });
+  await bareRun(1);
+  await load({ ...warmUp, durationSeconds: 1 });
+  const bareRuns = [await bareRun(roundSeconds)];
   const serviceRuns: LoadResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    const bareRun = await load({ url: bare.url, connections: service.connections, durationSeconds: service.durationSeconds });
-    const serviceRun = await load(service);
-    bareRuns.push(bareRun);
-    serviceRuns.push(serviceRun);
-    ratios.push(serviceRun.requestsPerSecond / bareRun.requestsPerSecond);
+    serviceRuns.push(await serviceRun(roundSeconds));
+    bareRuns.push(await bareRun(roundSeconds));
   }
-  const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const ratios = serviceRuns.map(
+    (run, round) => run.requestsPerSecond / ((bareRuns[round]!.requestsPerSecond + bareRuns[round + 1]!.requestsPerSecond) / 2),
+  );
   return {
-    bareRps: middle(bareRuns.map((run) => run.requestsPerSecond)),
-    serviceRps: middle(serviceRuns.map((run) => run.requestsPerSecond)),
-    ratio: middle(ratios),
+    bareRps: median(bareRuns.map((run) => run.requestsPerSecond)),
+    serviceRps: median(serviceRuns.map((run) => run.requestsPerSecond)),
+    ratio: median(ratios),
     ratios,
-    serviceP50Ms: middle(serviceRuns.map((run) => run.latencyP50Ms)),
+    serviceP50Ms: median(serviceRuns.map((run) => run.latencyP50Ms)),
+    serviceP99Ms: median(serviceRuns.map((run) => run.latencyP99Ms)),
+    otherCoresMax: Math.max(...[...bareRuns, ...serviceRuns].map((run) => run.otherCores)),
     failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
   };
+}
+
+/** The middle value (the upper middle of an even count). */
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+/**
+ * "rounds 0.61/0.63/0.60/0.62/0.61, p50 3 ms, p99 9 ms, bare 40,123 req/s, other work <= 0.02
+ * cores": a comparison's details. Other processes' CPU tells whether the machine was quiet: runs
+ * made while it was not disagree, most where the load generator's core was taken.
+ */
+export function comparisonNote(comparison: Comparison): string {
+  const failures = comparison.failures ? `, ${comparison.failures} failures` : '';
+  return `rounds ${comparison.ratios.map((ratio) => ratio.toFixed(2)).join('/')}, p50 ${comparison.serviceP50Ms} ms, p99 ${comparison.serviceP99Ms} ms, bare ${Math.round(comparison.bareRps).toLocaleString('en-US')} req/s, other work <= ${comparison.otherCoresMax.toFixed(2)} cores${failures}`;
 }
 
 export function printRows(rows: readonly Row[]): void {

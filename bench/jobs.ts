@@ -1,18 +1,28 @@
 // Jobs and iterations at scale. A store is seeded with 100,000 jobs of 10 iterations each (in its
 // own process, bench/seed.ts), then the service starts on it, recovering everything, and is
-// measured: a page of running jobs, iterations posted (each answered after its LMDB commit), and
-// its resident memory. `--quick` seeds a tenth as much, so its memory figure says little.
+// measured: a page of running jobs, its resident memory, and iterations posted (each answered
+// after its LMDB commit) as evaluation loops post them: spread over ten running jobs, and all on
+// one job. `--quick` seeds a tenth as much, so its memory figure says little.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareWithBare, quick, removeDir, type Row, type Seeded, seedStore, startBareAndService } from './harness.ts';
+import { compareWithBare, comparisonNote, quick, removeDir, type Row, type Seeded, seedStore, startBareAndService } from './harness.ts';
 
 const jobCount = quick ? 10_000 : 100_000;
 const iterationsPerJob = 10;
-/** Jobs the posted iterations cycle over. */
-const postTargetJobs = 100;
-const listRatioMin = 0.2;
-const postRatioMin = 0.25;
+const connections = 50;
+const listRatioMin = 0.3;
+/** Ten running jobs, fifty connections: about five posts in flight per job. */
+const spreadJobs = 10;
+const spreadRatioMin = 0.25;
+/** Every connection on one job: its actor decides every post. */
+const hotRatioMin = 0.2;
+const hotP99MsMax = 20;
+/**
+ * Fresh jobs take every round's posts; one job must hold a whole round of them (the default limit,
+ * 10,000, is not what is measured here).
+ */
+const iterationsPerJobMax = 100_000;
 const rssMbMax = 1536;
 
 export async function run(): Promise<Row[]> {
@@ -21,38 +31,53 @@ export async function run(): Promise<Row[]> {
     const seedStarted = performance.now();
     const seeded = await seedStore(dataDir, { jobs: jobCount, iterationsPerJob });
     const seedSeconds = (performance.now() - seedStarted) / 1000;
-    const { bare, service } = await startBareAndService({ dataDir });
+    const { bare, service } = await startBareAndService({ dataDir, env: { LIMIT_ITERATIONS_PER_JOB_MAX: String(iterationsPerJobMax) } });
     try {
       const auth = { authorization: `Bearer ${await login(service.url, seeded)}` };
       const listUrl = `${service.url}/api/jobs/?status=running&ordering=-created_at`;
       await checkRunningPage(listUrl, auth);
-      const list = await compareWithBare(bare, { url: listUrl, headers: auth });
+      const list = await compareWithBare(bare, { url: listUrl, serverPid: service.pid, headers: auth, connections });
       const rssMb = service.rssMb();
-      const post = await compareWithBare(bare, {
-        url: `${service.url}/api/job-iterations/`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        bodies: iterationBodies(seeded.jobIds.slice(0, postTargetJobs)),
-      });
+      /** Posts cycling over `jobs` running jobs made afresh for every round. */
+      const posts = (jobs: number) =>
+        compareWithBare(bare, async () => ({
+          url: `${service.url}/api/job-iterations/`,
+          serverPid: service.pid,
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          connections,
+          bodies: iterationBodies(await runningJobs(service.url, auth, seeded.projectId, jobs)),
+        }));
+      const spread = await posts(spreadJobs);
+      const hot = await posts(1);
       const stored = `${jobCount.toLocaleString('en-US')} jobs`;
       return [
         {
-          name: `GET /api/jobs/?status=running&ordering=-created_at (${stored})`,
+          name: `GET /api/jobs/?status=running&ordering=-created_at (${stored}, ${connections} connections)`,
           value: list.serviceRps,
           unit: 'req/s',
           ratio: list.ratio,
           target: `>= ${listRatioMin}x bare`,
           pass: list.ratio >= listRatioMin && list.failures === 0,
-          note: `p50 ${list.serviceP50Ms} ms, bare ${Math.round(list.bareRps)} req/s${failures(list.failures)}`,
+          note: comparisonNote(list),
         },
         {
-          name: `POST /api/job-iterations/ (durable, over ${postTargetJobs} jobs)`,
-          value: post.serviceRps,
+          name: `POST /api/job-iterations/ (durable, ${spreadJobs} running jobs, ${connections / spreadJobs} connections each)`,
+          value: spread.serviceRps,
           unit: 'req/s',
-          ratio: post.ratio,
-          target: `>= ${postRatioMin}x bare`,
-          pass: post.ratio >= postRatioMin && post.failures === 0,
-          note: `p50 ${post.serviceP50Ms} ms, bare ${Math.round(post.bareRps)} req/s${failures(post.failures)}`,
+          ratio: spread.ratio,
+          target: `>= ${spreadRatioMin}x bare`,
+          pass: spread.ratio >= spreadRatioMin && spread.failures === 0,
+          note: comparisonNote(spread),
+        },
+        {
+          name: `POST /api/job-iterations/ (durable, all ${connections} connections on one job)`,
+          value: hot.serviceRps,
+          unit: 'req/s',
+          ratio: hot.ratio,
+          target: `>= ${hotRatioMin}x bare, p99 <= ${hotP99MsMax} ms`,
+          pass: hot.ratio >= hotRatioMin && hot.serviceP99Ms <= hotP99MsMax && hot.failures === 0,
+          note: comparisonNote(hot),
         },
         {
           name: `RSS with ${stored} of ${iterationsPerJob} iterations`,
@@ -72,11 +97,7 @@ export async function run(): Promise<Row[]> {
   }
 }
 
-function failures(count: number): string {
-  return count ? `, ${count} failures` : '';
-}
-
-/** Runs the seeding script and reads the login and job ids it prints. */
+/** Logs in as the seeded user. */
 async function login(url: string, seeded: Seeded): Promise<string> {
   const response = await fetch(`${url}/api/auth/token/`, {
     method: 'POST',
@@ -98,9 +119,24 @@ async function checkRunningPage(url: string, headers: Record<string, string>): P
   }
 }
 
-/** Iteration bodies cycling over `jobIds`, as an evaluation loop posts its candidates. */
+/** `count` new running jobs in the project, made over HTTP as a client would. */
+async function runningJobs(url: string, headers: Record<string, string>, project: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${url}/api/jobs/`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ project, job_type: 'prompt_tuning', status: 'running' }),
+    });
+    if (response.status !== 201) throw new Error(`creating a job answered ${response.status}: ${await response.text()}`);
+    ids.push(((await response.json()) as { id: string }).id);
+  }
+  return ids;
+}
+
+/** Iteration bodies cycling over `jobIds`, as evaluation loops post their candidates. */
 function iterationBodies(jobIds: string[]): string[] {
-  return Array.from({ length: jobIds.length * 10 }, (_, i) =>
+  return Array.from({ length: jobIds.length * 100 }, (_, i) =>
     JSON.stringify({
       job: jobIds[i % jobIds.length],
       iteration_name: `bench-${i}`,

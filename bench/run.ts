@@ -1,7 +1,7 @@
 // `npm run bench` (add `-- --quick` for a short smoke run): every benchmark of the service, each
 // figure printed against its target. Benchmarks are scripts, not tests: machines here are shared,
 // so throughput is judged as a ratio to a bare Node server measured in the same run.
-import { printRows, type Row } from './harness.ts';
+import { placement, printRows, roundSeconds, rounds, type Row } from './harness.ts';
 
 const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }> }[] = [
   { name: 'agents', load: () => import('./agents.ts') },
@@ -13,6 +13,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
 ];
 
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+console.log(`${placement}; throughput: median of ${rounds} alternating ${roundSeconds}-second rounds against the bare server`);
 const rows: Row[] = [];
 for (const suite of suites) {
   if (only.length > 0 && !only.includes(suite.name)) continue;

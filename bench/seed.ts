@@ -2,7 +2,7 @@
 // one dataset of `datapoints` datapoints each, and `jobs` jobs of `iterations` iterations each,
 // written through the registry (HTTP would make seeding a million records take longer than the
 // benchmark itself). The service is closed at the end, so the store holds a snapshot of every
-// stream. Prints one JSON line: the login and some job ids.
+// stream. Prints one JSON line: the login and the project.
 //   node --import tsx bench/seed.ts <dataDir> <jobs> <iterations per job> [<agents> <datapoints per agent>]
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
@@ -15,7 +15,6 @@ import { createService } from '../src/service.ts';
 
 /** Writes in flight at once: enough for LMDB to share commits, few enough to stay in the mailboxes. */
 const writesInFlight = 2000;
-const sampleJobsMax = 200;
 const started = Date.parse('2026-01-01T00:00:00Z');
 
 const [dataDir, jobsArg, iterationsArg, agentsArg = '0', datapointsArg = '0'] = process.argv.slice(2);
@@ -117,4 +116,4 @@ for (let first = 0; first < jobCount; first += jobsPerRound) {
 }
 
 await service.close();
-process.stdout.write(`${JSON.stringify({ email, password, jobIds: jobIds.slice(0, sampleJobsMax) })}\n`);
+process.stdout.write(`${JSON.stringify({ email, password, projectId: project.id })}\n`);

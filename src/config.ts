@@ -37,6 +37,12 @@ export interface Limits {
   mailboxDepthMax: number;
   /** Messages decided together and written in one LMDB commit by one actor. */
   commitBatchMax: number;
+  /**
+   * Commits of one actor in flight at once: a busy actor decides its next messages while earlier
+   * commits are being made durable, up to this many (one open batch behind one being written is
+   * the usual case; a full batch starts another); then messages wait in its mailbox.
+   */
+  commitsInFlightMax: number;
   /** Journal entries of one actor between two snapshots of it. */
   snapshotEvery: number;
   /** API keys one user may hold (active or not). */
@@ -122,6 +128,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   queryValueCharsMax: 1024,
   mailboxDepthMax: 1024,
   commitBatchMax: 256,
+  commitsInFlightMax: 4,
   snapshotEvery: 256,
   apiKeysPerUserMax: 100,
   membershipsPerProjectMax: 1000,

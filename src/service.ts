@@ -75,6 +75,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     readModel,
     mailboxDepthMax: config.limits.mailboxDepthMax,
     commitBatchMax: config.limits.commitBatchMax,
+    commitsInFlightMax: config.limits.commitsInFlightMax,
     snapshotEvery: config.limits.snapshotEvery,
     storeOutcome: recordStoreOutcome,
     projectDeleted: (projectId) => traces.forgetProject(projectId),

@@ -1,11 +1,19 @@
 // An actor: one stream's state, a bounded mailbox, and the loop that decides messages one at a
 // time, in order. Messages waiting together are decided one after another against the evolving
-// state and written in one commit (group commit), so a hot actor is not capped at one fsync per
-// message. Replies go out only after that commit is durable and the read model has the events;
-// when the commit fails every message of it fails and the state is reloaded from the store, so
-// memory never runs ahead of disk.
+// working state and written in one commit (group commit).
+//
+// The actor is pipelined: while a commit is in flight it goes on deciding the messages that
+// arrive. They join one open batch, whose write waits behind the commit in flight (the store
+// applies writes in order) and takes every message decided until the store begins its
+// transaction: as many messages share a commit as without pipelining, and the store never waits
+// for the actor. Each message is answered only once its own commit and every one before it are
+// durable and the read model has their events, so readers see committed state only. When a
+// commit fails, every batch decided after it fails too (its write requires the entry of the one
+// it builds on, so it cannot land either) and, once they have all settled, the working state is
+// reloaded from the store: nothing acknowledged is lost, nothing unacknowledged visible.
+import assert from 'node:assert/strict';
 import { Rejected } from '../domain/rejection.ts';
-import type { KvOp } from '../store/kv.ts';
+import { RequiredKeyMissing, type KvOp, type KvRef, type LateWrite } from '../store/kv.ts';
 import type { Journal, RecoveredStream, StreamRef } from '../store/journal.ts';
 import { ActorUnavailable } from './actor-unavailable.ts';
 import type { ActorKind, JsonText } from './kind.ts';
@@ -19,6 +27,7 @@ export interface ActorEnvironment {
   claims: UniqueClaims;
   mailboxDepthMax: number;
   commitBatchMax: number;
+  commitsInFlightMax: number;
   snapshotEvery: number;
   /** Committed events of one message, in commit order, for the read model. */
   committed(kind: string, id: string, events: readonly unknown[]): void;
@@ -39,13 +48,26 @@ type Ask<Command, Event> = {
 type Exclusive = { tag: 'exclusive'; run: () => Promise<void> };
 type Envelope<Command, Event> = Ask<Command, Event> | Exclusive;
 
-/** A message decided and applied in memory, waiting for its commit. */
-interface Applied<Command, Event> {
-  ask: Ask<Command, Event> | undefined;
-  events: readonly Event[];
-  taken: string[];
-  released: string[];
+/**
+ * One message of a batch: applied to the working state (its events, maybe none, and the claim
+ * keys its state holds, one hold each), or refused (answered once everything before it is durable).
+ */
+type Decided<Command, Event> =
+  | { ask: Ask<Command, Event> | undefined; events: readonly Event[]; claims: readonly string[] }
+  | { ask: Ask<Command, Event>; refusal: unknown };
+
+/** Messages decided together and written in one commit. */
+interface Batch<Command, Event> {
+  messages: Decided<Command, Event>[];
+  /** The stream's seq once this batch is durable (known once sealed). */
+  seq: number;
+  /** The stream ends with this batch (its record was deleted). */
+  gone: boolean;
+  /** Applying an event failed while deciding for this batch: it writes nothing and fails. */
+  corrupted?: unknown;
 }
+
+type Outcome = { ok: true } | { ok: false; error: unknown };
 
 /** What one actor contributes to a commit, and what to do once the commit is durable or failed. */
 export interface StagedWrite {
@@ -68,10 +90,26 @@ export interface StreamActor {
 
 export class Actor<State, Command, Event> implements StreamActor {
   readonly stream: StreamRef;
+  /** The working state, with every decided batch applied (committed or not). */
   private state: State;
+  /** The seq, snapshot and stored parts of the working state, as the commits started make them. */
   private seq: number;
   private snapshotSeq: number;
   private storedParts: Set<string>;
+  /** The seq the store holds: that of the last commit that was durable. */
+  private durableSeq: number;
+  /** Claim keys of the durable state, one hold each. */
+  private durableClaims: readonly string[] = [];
+  /** Settlements of the batches started and not yet settled, oldest first. */
+  private readonly inFlight: Promise<void>[] = [];
+  /** The newest batch, until the store begins its transaction: newly decided messages join it. */
+  private open: Batch<Command, Event> | undefined;
+  /** The journal entry the newest sealed batch in flight appends: the next one requires it. */
+  private newestEntry: KvRef | undefined;
+  /** A commit in flight rewrites the stream (a snapshot, or its end): nothing starts behind it. */
+  private rewriting = false;
+  /** A batch in flight failed: those behind it fail too, then the state reloads. */
+  private failed = false;
   private readonly mailbox = new SerialQueue<Envelope<Command, Event>>((waiting) => this.handleNext(waiting));
 
   constructor(
@@ -84,6 +122,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     const loaded = this.load(recovered);
     this.state = loaded.state;
     this.seq = loaded.seq;
+    this.durableSeq = loaded.seq;
     this.snapshotSeq = loaded.snapshotSeq;
     this.storedParts = loaded.storedParts;
   }
@@ -93,13 +132,14 @@ export class Actor<State, Command, Event> implements StreamActor {
     return this.state;
   }
 
+  /** Messages waiting to be decided. */
   get depth(): number {
     return this.mailbox.items.length;
   }
 
   /** True while nothing was ever committed for this stream (a create that was refused). */
   get isEmpty(): boolean {
-    return this.seq === 0 && this.snapshotSeq === 0;
+    return this.durableSeq === 0;
   }
 
   /** Sends a command; resolves with its events once they are durable and readable. */
@@ -129,10 +169,19 @@ export class Actor<State, Command, Event> implements StreamActor {
    * them durable; the caller commits them and then calls finish(), or abandon() on failure.
    */
   stage(events: readonly Event[]): StagedWrite {
-    return this.stageApplied([this.apply(undefined, events)]);
+    const batch: Batch<Command, Event> = { messages: [this.apply(undefined, events)], seq: this.seq, gone: false };
+    const { ops } = this.commitOf(batch);
+    return {
+      ops,
+      finish: () => this.finish(batch),
+      abandon: (error) => {
+        this.fail(batch, error);
+        this.reload();
+      },
+    };
   }
 
-  /** Snapshot ops for this actor if anything was journaled since its last snapshot. */
+  /** Snapshot ops for this actor if anything was journaled since its last snapshot (once stopped). */
   snapshotNow(): StagedWrite | undefined {
     if (this.seq === this.snapshotSeq || this.kind.decider.isGone(this.state)) return undefined;
     const snapshot = this.snapshotOps(this.seq);
@@ -149,21 +198,24 @@ export class Actor<State, Command, Event> implements StreamActor {
       ops,
       finish: () => {
         this.mailbox.refuse();
-        for (const claim of this.kind.claimsOf(this.state)) this.env.claims.release(claim.key, this.claimOwner);
+        this.releaseHolds(this.durableClaims);
+        this.durableClaims = [];
         this.env.ended(this.kind.name, this.id);
       },
       abandon: () => {},
     };
   }
 
-  /** Takes the unique claims of the current state (after recovery or a reload). */
+  /** Takes the unique claims of the recovered state. */
   takeClaims(): void {
-    for (const claim of this.kind.claimsOf(this.state)) this.env.claims.take(claim.key, this.claimOwner);
+    this.durableClaims = this.kind.claimsOf(this.state).map((claim) => claim.key);
+    for (const key of this.durableClaims) this.env.claims.take(key, this.claimOwner);
   }
 
-  /** Refuses new messages and resolves once the queued ones are done (graceful shutdown). */
-  stop(): Promise<void> {
-    return this.mailbox.stop();
+  /** Refuses new messages and resolves once the queued ones are done and durable (graceful shutdown). */
+  async stop(): Promise<void> {
+    await this.mailbox.stop();
+    await this.settled();
   }
 
   private enqueue(envelope: Envelope<Command, Event>): void {
@@ -171,147 +223,236 @@ export class Actor<State, Command, Event> implements StreamActor {
     this.mailbox.push(envelope);
   }
 
-  /** An exclusive operation runs alone; asks waiting together are decided and committed together. */
+  /**
+   * An exclusive operation runs alone, once every commit in flight has settled. Asks waiting
+   * together are decided and join the open batch while it has room, or start one behind those in
+   * flight.
+   */
   private async handleNext(waiting: Envelope<Command, Event>[]): Promise<void> {
     const head = waiting[0]!;
     if (head.tag === 'exclusive') {
       waiting.shift();
+      await this.settled();
       await head.run();
-    } else {
-      await this.processBatch(this.takeBatch());
+      return;
     }
+    const open = this.open && this.open.messages.length < this.env.commitBatchMax ? this.open : undefined;
+    if (!open) await this.roomToCommit();
+    const { messages, corrupted } = this.decideBatch(this.takeBatch(this.env.commitBatchMax - (open?.messages.length ?? 0)));
+    if (open) {
+      open.messages.push(...messages);
+      open.corrupted ??= corrupted;
+    } else {
+      this.start({ messages, seq: this.seq, gone: false, corrupted });
+    }
+    // Applying an event failed: the working state can no longer be trusted. Its batch writes
+    // nothing and fails behind the commits in flight; nothing more is decided until the reload.
+    if (corrupted !== undefined) await this.settled();
   }
 
-  private takeBatch(): Ask<Command, Event>[] {
+  private takeBatch(count: number): Ask<Command, Event>[] {
     const batch: Ask<Command, Event>[] = [];
     const waiting = this.mailbox.items;
-    while (batch.length < this.env.commitBatchMax && waiting[0]?.tag === 'ask') {
+    while (batch.length < count && waiting[0]?.tag === 'ask') {
       batch.push(waiting.shift() as Ask<Command, Event>);
     }
     return batch;
   }
 
-  private async processBatch(batch: Ask<Command, Event>[]): Promise<void> {
-    const applied: Applied<Command, Event>[] = [];
-    for (const ask of batch) {
-      let events: readonly Event[];
-      try {
-        events = this.kind.decider.decide(this.state, ask.command);
-      } catch (error) {
-        ask.reject(error); // a refused message never affects the others
-        continue;
-      }
-      try {
-        applied.push(this.apply(ask, events));
-      } catch (error) {
-        if (error instanceof Rejected) {
-          ask.reject(error);
-          continue;
-        }
-        // evolve itself failed: the working state can no longer be trusted.
-        ask.reject(error);
-        this.stageApplied(applied).abandon(error);
-        return;
-      }
+  /** Waits until a batch may start: fewer than the bound in flight, none rewriting or failed. */
+  private async roomToCommit(): Promise<void> {
+    while (this.inFlight.length > 0 && (this.inFlight.length >= this.env.commitsInFlightMax || this.rewriting || this.failed)) {
+      await this.inFlight[0];
     }
-    if (applied.length === 0) return;
-    const staged = this.stageApplied(applied);
-    if (staged.ops.length > 0) {
-      try {
-        await this.env.journal.kv.write(staged.ops);
-      } catch (error) {
-        this.env.storeOutcome(false, error);
-        staged.abandon(error);
-        return;
-      }
-      this.env.storeOutcome(true);
-    }
-    staged.finish();
+  }
+
+  /** Resolves once every batch started so far has settled (and the state has reloaded if one failed). */
+  private async settled(): Promise<void> {
+    while (this.inFlight.length > 0) await this.inFlight.at(-1);
   }
 
   /**
-   * Takes the unique claims the events need (refusing, with nothing changed, on a clash), then
-   * evolves the working state.
+   * Decides each message against the working state, applying what it causes. A refused message
+   * never affects the others; a failure to apply an event stops the batch (`corrupted`), its
+   * message answered with that error and the rest to fail with the batch.
    */
-  private apply(ask: Ask<Command, Event> | undefined, events: readonly Event[]): Applied<Command, Event> {
-    const before = new Set(this.kind.claimsOf(this.state).map((claim) => claim.key));
-    const after = this.kind.claimsAfter(this.state, events);
-    const taken: string[] = [];
-    for (const claim of after) {
-      if (before.has(claim.key)) continue;
+  private decideBatch(asks: Ask<Command, Event>[]): { messages: Decided<Command, Event>[]; corrupted?: unknown } {
+    const messages: Decided<Command, Event>[] = [];
+    for (const [index, ask] of asks.entries()) {
+      let events: readonly Event[];
+      try {
+        events = this.kind.decider.decide(this.state, ask.command);
+      } catch (refusal) {
+        messages.push({ ask, refusal });
+        continue;
+      }
+      try {
+        messages.push(this.apply(ask, events));
+      } catch (error) {
+        if (error instanceof Rejected) {
+          messages.push({ ask, refusal: error });
+          continue;
+        }
+        ask.reject(error);
+        const unanswered = asks.slice(index + 1).map((later) => ({ ask: later, refusal: undefined }));
+        return { messages: [...messages, ...unanswered], corrupted: error };
+      }
+    }
+    return { messages };
+  }
+
+  /**
+   * Takes a hold on every unique claim the state will hold after `events` (refusing, with nothing
+   * changed, on a clash), then evolves the working state.
+   */
+  private apply(ask: Ask<Command, Event> | undefined, events: readonly Event[]): Decided<Command, Event> {
+    const claims = this.kind.claimsAfter(this.state, events);
+    const held: string[] = [];
+    for (const claim of claims) {
       if (!this.env.claims.take(claim.key, this.claimOwner)) {
-        for (const key of taken) this.env.claims.release(key, this.claimOwner);
+        this.releaseHolds(held);
         throw claim.refusal();
       }
-      taken.push(claim.key);
+      held.push(claim.key);
     }
-    const afterKeys = new Set(after.map((claim) => claim.key));
-    const released = [...before].filter((key) => !afterKeys.has(key));
     try {
       for (const event of events) this.state = this.kind.decider.evolve(this.state, event);
     } catch (error) {
-      for (const key of taken) this.env.claims.release(key, this.claimOwner);
+      this.releaseHolds(held);
       throw error;
     }
-    return { ask, events, taken, released };
+    return { ask, events, claims: held };
   }
 
-  private get claimOwner(): string {
-    return `${this.kind.name}:${this.id}`;
+  /**
+   * Puts a batch in flight: it settles once its write has and every batch before it has settled.
+   * Its write is made when the store begins it (`seal`), so it stays open until then; a batch with
+   * nothing to write and nothing before it in flight settles at once.
+   */
+  private start(batch: Batch<Command, Event>): void {
+    const eventful = batch.messages.some((message) => 'events' in message && message.events.length > 0);
+    const stored = batch.corrupted === undefined && (eventful || this.inFlight.length > 0);
+    if (stored) this.open = batch;
+    const written = stored ? this.write(() => this.seal(batch)) : Promise.resolve<Outcome>({ ok: true });
+    const previous = this.inFlight.at(-1);
+    const outcome = previous ? previous.then(() => written) : written;
+    this.inFlight.push(outcome.then((settled) => this.settle(batch, settled)));
   }
 
-  private stageApplied(applied: Applied<Command, Event>[]): StagedWrite {
-    const eventful = applied.filter((message) => message.events.length > 0);
-    const previousSeq = this.seq;
-    const nextSeq = previousSeq + eventful.length;
-    const gone = this.kind.decider.isGone(this.state);
-    let ops: KvOp[] = [];
-    let afterCommit = () => {};
-    if (eventful.length > 0 && gone) {
-      ops = this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts);
-    } else if (eventful.length > 0 && nextSeq - this.snapshotSeq >= this.env.snapshotEvery) {
-      const snapshot = this.snapshotOps(nextSeq);
-      ops = snapshot.ops;
-      afterCommit = snapshot.done;
+  /**
+   * The store begins the batch's transaction: no message joins it any more, and its ops are made.
+   * It requires the entry the newest batch before it appends; nothing starts behind a rewrite.
+   */
+  private seal(batch: Batch<Command, Event>): LateWrite {
+    if (this.open === batch) this.open = undefined;
+    if (batch.corrupted !== undefined) return { ops: [] };
+    const requires = this.newestEntry;
+    const { ops, appended } = this.commitOf(batch);
+    if (appended) this.newestEntry = appended;
+    else if (ops.length > 0) this.rewriting = true;
+    return { ops, requires };
+  }
+
+  private write(late: () => LateWrite): Promise<Outcome> {
+    return this.env.journal.kv.write(late).then(
+      (): Outcome => {
+        this.env.storeOutcome(true);
+        return { ok: true };
+      },
+      (error: unknown): Outcome => {
+        // A missing requirement is the consequence of an earlier failure, already reported.
+        if (!(error instanceof RequiredKeyMissing)) this.env.storeOutcome(false, error);
+        return { ok: false, error };
+      },
+    );
+  }
+
+  /** The oldest batch in flight has its outcome: answer it, and reload once a failure has drained. */
+  private settle(batch: Batch<Command, Event>, outcome: Outcome): void {
+    this.inFlight.shift();
+    if (this.open === batch) this.open = undefined; // it failed before the store began it
+    if (outcome.ok && !this.failed && batch.corrupted === undefined) {
+      this.finish(batch);
     } else {
-      const { eventCodec } = this.kind;
-      ops = eventful.map((message, index) =>
-        this.env.journal.appendOp(
-          this.stream,
-          previousSeq + index + 1,
-          eventCodec ? message.events.map((event) => eventCodec.encode(event, this.env.jsonText)) : message.events,
-        ),
-      );
+      this.failed = true;
+      this.fail(batch, batch.corrupted ?? (outcome.ok ? undefined : outcome.error));
     }
-    return {
-      ops,
-      finish: () => {
-        this.seq = nextSeq;
-        afterCommit();
-        for (const message of applied) {
-          for (const key of message.released) this.env.claims.release(key, this.claimOwner);
-          if (message.events.length > 0) this.env.committed(this.kind.name, this.id, message.events);
-        }
-        if (gone) {
-          this.mailbox.refuse();
-          this.env.ended(this.kind.name, this.id);
-        }
-        for (const message of applied) message.ask?.resolve(message.events);
-      },
-      abandon: (error) => {
-        for (const message of applied) {
-          for (const key of message.taken) this.env.claims.release(key, this.claimOwner);
-          message.ask?.reject(error instanceof ActorUnavailable ? error : new ActorUnavailable('store_failed', 1));
-        }
-        this.reload();
-      },
-    };
+    if (this.inFlight.length > 0) return;
+    this.newestEntry = undefined;
+    this.rewriting = false;
+    if (this.failed) {
+      this.failed = false;
+      this.reload();
+    }
   }
 
-  /** Ops writing a snapshot at `seq`, covering everything journaled before it, and its parts. */
-  private snapshotOps(seq: number): { ops: KvOp[]; done: () => void } {
+  /** The batch is durable: the read model takes its events, claims follow, then the replies. */
+  private finish(batch: Batch<Command, Event>): void {
+    const eventful = batch.messages.filter((message) => 'events' in message && message.events.length > 0).length;
+    assert.equal(batch.seq, this.durableSeq + eventful, 'a commit advances the stream by its eventful messages');
+    this.durableSeq = batch.seq;
+    for (const message of batch.messages) {
+      if (!('events' in message)) continue;
+      this.releaseHolds(this.durableClaims);
+      this.durableClaims = message.claims;
+      if (message.events.length > 0) this.env.committed(this.kind.name, this.id, message.events);
+    }
+    if (batch.gone) {
+      this.mailbox.refuse();
+      this.env.ended(this.kind.name, this.id);
+    }
+    for (const message of batch.messages) {
+      if ('events' in message) message.ask?.resolve(message.events);
+      else message.ask.reject(message.refusal);
+    }
+  }
+
+  /** The batch failed, or follows one that did: its holds are released and every message fails. */
+  private fail(batch: Batch<Command, Event>, error: unknown): void {
+    const unavailable = error instanceof ActorUnavailable ? error : new ActorUnavailable('store_failed', 1);
+    for (const message of batch.messages) {
+      if ('claims' in message) this.releaseHolds(message.claims);
+      message.ask?.reject(unavailable);
+    }
+  }
+
+  /**
+   * The ops that make a batch durable (its seq and whether the stream ends with it are set), and
+   * the working seq, snapshot and parts they lead to: journal entries, or a snapshot (after
+   * `snapshotEvery` entries, or half as many as the state holds items when that is more), or the
+   * stream's removal. `appended` is the last entry written, if the ops append.
+   */
+  private commitOf(batch: Batch<Command, Event>): { ops: KvOp[]; appended?: KvRef } {
+    const eventful = batch.messages.flatMap((message) => ('events' in message && message.events.length > 0 ? [message.events] : []));
+    const previousSeq = this.seq;
+    this.seq = batch.seq = previousSeq + eventful.length;
+    batch.gone = eventful.length > 0 && this.kind.decider.isGone(this.state);
+    assert.ok(this.snapshotSeq <= previousSeq, 'a snapshot never runs ahead of the journal');
+    if (eventful.length === 0) return { ops: [] };
+    if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts) };
+    if (this.seq - this.snapshotSeq >= Math.max(this.env.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
+      const snapshot = this.snapshotOps(this.seq, previousSeq);
+      snapshot.done();
+      return { ops: snapshot.ops };
+    }
+    const { eventCodec } = this.kind;
+    const ops = eventful.map((events, index) =>
+      this.env.journal.appendOp(
+        this.stream,
+        previousSeq + index + 1,
+        eventCodec ? events.map((event) => eventCodec.encode(event, this.env.jsonText)) : events,
+      ),
+    );
+    return { ops, appended: ops.at(-1) };
+  }
+
+  /**
+   * Ops writing a snapshot at `seq` of the working state, replacing the entries journaled since the
+   * last snapshot (through `journaledSeq`), and its parts; `done` records them as written.
+   */
+  private snapshotOps(seq: number, journaledSeq = seq): { ops: KvOp[]; done: () => void } {
     const encoded = this.kind.codec.encode(this.state, this.storedParts, this.env.jsonText);
-    const ops = this.env.journal.snapshotOps(this.stream, seq, encoded.value, this.snapshotSeq, this.seq);
+    const ops = this.env.journal.snapshotOps(this.stream, seq, encoded.value, this.snapshotSeq, journaledSeq);
     for (const [part, value] of encoded.newParts) ops.push(this.env.journal.partOp(this.stream, part, value));
     for (const part of encoded.staleParts) ops.push(this.env.journal.partOp(this.stream, part, undefined));
     return {
@@ -324,14 +465,26 @@ export class Actor<State, Command, Event> implements StreamActor {
     };
   }
 
-  /** Rebuilds the working state from the store: what was committed, nothing more. */
+  private get claimOwner(): string {
+    return `${this.kind.name}:${this.id}`;
+  }
+
+  private releaseHolds(keys: readonly string[]): void {
+    for (const key of keys) this.env.claims.release(key, this.claimOwner);
+  }
+
+  /**
+   * Rebuilds the working state from the store once nothing is in flight: exactly what was
+   * acknowledged, nothing more (the claims of the durable state are still held).
+   */
   private reload(): void {
     const loaded = this.load(this.env.journal.loadStream(this.stream));
+    assert.equal(loaded.seq, this.durableSeq, 'the store holds exactly the commits acknowledged');
     this.state = loaded.state;
     this.seq = loaded.seq;
     this.snapshotSeq = loaded.snapshotSeq;
     this.storedParts = loaded.storedParts;
-    this.takeClaims();
+    assert.deepEqual(this.kind.claimsOf(this.state).map((claim) => claim.key), this.durableClaims, 'the durable state holds its claims');
   }
 
   private load(stream: RecoveredStream | undefined) {
@@ -350,6 +503,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     }
     const snapshotSeq = stream?.snapshot?.seq ?? 0;
     const seq = stream?.entries.at(-1)?.seq ?? snapshotSeq;
+    assert.ok(snapshotSeq <= seq, 'a stream ends at or after its snapshot');
     return { state, seq, snapshotSeq, storedParts };
   }
 }

@@ -43,6 +43,7 @@ export const identityKind: IdentityKind = {
   ),
   claimsOf: () => [],
   claimsAfter: () => [],
+  snapshotItems: (state) => state.users.size + state.apiKeys.size + state.usedRefreshTokens.size,
 };
 
 const projectSlugClaim = (project: Project): Claim => ({
@@ -72,6 +73,7 @@ export const projectKind: ProjectKind = {
     for (const event of events) project = event.type === 'ProjectDeleted' ? null : 'project' in event ? event.project : project;
     return project ? [projectSlugClaim(project)] : [];
   },
+  snapshotItems: (state) => state.memberships.size,
 };
 
 /** A live agent holds its slug within its project; a deleted one frees it. */
@@ -136,6 +138,8 @@ export const agentKind: AgentKind = {
     for (const event of events) if ('agent' in event) agent = event.agent;
     return agentSlugClaims(agent);
   },
+  // Datapoints are parts, written once: a snapshot encodes the datasets' other fields.
+  snapshotItems: (state) => state.datasets.size,
 };
 
 /**
@@ -167,4 +171,5 @@ export const jobKind: JobKind = {
   ),
   claimsOf: () => [],
   claimsAfter: () => [],
+  snapshotItems: (state) => state.iterations.size,
 };

@@ -31,6 +31,7 @@ export interface RegistryOptions {
   readModel: ReadModel;
   mailboxDepthMax: number;
   commitBatchMax: number;
+  commitsInFlightMax: number;
   snapshotEvery: number;
   /** Reports every commit's outcome (store health). */
   storeOutcome(ok: boolean, error?: unknown): void;
@@ -61,6 +62,7 @@ export class Registry {
       claims: this.claims,
       mailboxDepthMax: options.mailboxDepthMax,
       commitBatchMax: options.commitBatchMax,
+      commitsInFlightMax: options.commitsInFlightMax,
       snapshotEvery: options.snapshotEvery,
       storeOutcome: options.storeOutcome,
       jsonText: options.jsonText,

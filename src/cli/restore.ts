@@ -42,6 +42,7 @@ async function verify(file: string): Promise<string> {
       readModel,
       mailboxDepthMax: 1,
       commitBatchMax: 1,
+      commitsInFlightMax: 1,
       snapshotEvery: Number.MAX_SAFE_INTEGER,
       storeOutcome: () => {},
       jsonText: (value) => JSON.stringify(value),

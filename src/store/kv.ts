@@ -26,11 +26,32 @@ export interface KvDb {
   keys(options: RangeOptions): Iterable<Key>;
 }
 
-/** One change in a write: a put when `value` is present, otherwise a removal. */
-export interface KvOp {
+/** One key of one database. */
+export interface KvRef {
   db: KvDb;
   key: Key;
+}
+
+/** One change in a write: a put when `value` is present, otherwise a removal. */
+export interface KvOp extends KvRef {
   value?: unknown;
+}
+
+/** The ops of a write made when its transaction begins, and the key the write then requires. */
+export interface LateWrite {
+  ops: readonly KvOp[];
+  requires?: KvRef;
+}
+
+/**
+ * A write refused because the key it required was not in the store when its transaction began:
+ * the write it was built on did not land. Nothing of it was written.
+ */
+export class RequiredKeyMissing extends Error {
+  constructor(required: KvRef) {
+    super(`the write required ${JSON.stringify(required.key)}, which is not in the store`);
+    this.name = 'RequiredKeyMissing';
+  }
 }
 
 export interface KvStats {
@@ -43,9 +64,14 @@ export interface Kv {
   db(name: string): KvDb;
   /**
    * Applies every op in one transaction, all or nothing, and resolves once it is durable.
-   * It is the only way anything is written.
+   * It is the only way anything is written. Writes are applied in the order they were made, each
+   * succeeding or failing on its own. `ops` may be a function, called when the write's
+   * transaction begins (every earlier write applied by then): a writer can go on adding to a write
+   * until the store gets to it. Its `requires`, if any, must then be in the store, or the write
+   * fails with RequiredKeyMissing, writing nothing: a write made while the one it builds on is
+   * still in flight cannot outlive that one's failure.
    */
-  write(ops: readonly KvOp[]): Promise<void>;
+  write(ops: readonly KvOp[] | (() => LateWrite)): Promise<void>;
   stats(): KvStats;
   /**
    * Lets go of memory that only recovery needed: recovery reads the whole store once, and on

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
-import type { Entry, Key, Kv, KvDb, KvOp, RangeOptions } from './kv.ts';
+import { RequiredKeyMissing, type Entry, type Key, type Kv, type KvDb, type KvOp, type LateWrite, type RangeOptions } from './kv.ts';
 
 /** lmdb returns a one-element key as the bare element; the Kv contract is always a tuple. */
 function asTuple(key: unknown): Key {
@@ -93,8 +93,16 @@ export class LmdbKv implements Kv {
     for (const [name, db] of this.dbs) db.handle = openDatabase(this.env, name);
   }
 
-  async write(ops: readonly KvOp[]): Promise<void> {
+  /**
+   * lmdb-js runs the callbacks of queued transactions in order when their LMDB transaction begins
+   * (several share one commit when they wait together), and a commit that fails does not stop the
+   * next one: late ops are made and `requires` is checked in the callback, where reads see every
+   * earlier write, before anything is put.
+   */
+  async write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
     await this.env.transaction(() => {
+      const { ops, requires } = typeof late === 'function' ? late() : { ops: late, requires: undefined };
+      if (requires && !(requires.db as LmdbDb).handle.doesExist(requires.key as LmdbKey)) throw new RequiredKeyMissing(requires);
       for (const op of ops) {
         const handle = (op.db as LmdbDb).handle;
         if (op.value === undefined) handle.remove(op.key as LmdbKey);

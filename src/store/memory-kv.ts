@@ -2,7 +2,7 @@
 // nothing on disk. Values are kept by reference, which is safe because everything written is
 // immutable state, so snapshots and journal entries cost almost no extra memory.
 import { SortedList } from '../query/sorted-list.ts';
-import { compareKeys, type Entry, type Key, type Kv, type KvDb, type KvOp, type RangeOptions } from './kv.ts';
+import { compareKeys, RequiredKeyMissing, type Entry, type Key, type Kv, type KvDb, type KvOp, type LateWrite, type RangeOptions } from './kv.ts';
 
 type Stored = Entry<unknown>;
 const byKey = (a: Stored, b: Stored) => compareKeys(a.key, b.key);
@@ -46,7 +46,9 @@ export class MemoryKv implements Kv {
     return db;
   }
 
-  async write(ops: readonly KvOp[]): Promise<void> {
+  async write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
+    const { ops, requires } = typeof late === 'function' ? late() : { ops: late, requires: undefined };
+    if (requires && requires.db.get(requires.key) === undefined) throw new RequiredKeyMissing(requires);
     for (const op of ops) {
       const entries = (op.db as MemoryDb).entries;
       entries.delete(probe(op.key));

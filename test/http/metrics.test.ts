@@ -153,7 +153,8 @@ test('waiting messages show as mailbox depths per actor kind, and a failed store
       assert.is(value((await scrape(client)).samples, 'overmind_store_healthy'), 0);
       kv.failWith = null;
     },
-    { kv },
+    // One commit in flight at a time, so that the later updates wait in the mailbox.
+    { kv, limits: { commitsInFlightMax: 1 } },
   );
 });
 

@@ -229,7 +229,8 @@ test('a full mailbox answers 503 with Retry-After, and the queued writes still l
       assert.is(busy.body.code, 'unavailable');
       assert.ok(Number(busy.headers.get('retry-after')) >= 1);
     },
-    { kv, limits: { mailboxDepthMax: 2 } },
+    // One commit in flight at a time: the other writes wait in the mailbox, which holds two.
+    { kv, limits: { mailboxDepthMax: 2, commitsInFlightMax: 1 } },
   );
 });
 

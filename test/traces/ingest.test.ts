@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gzipSync } from 'node:zlib';
 import { exportRequestType } from '../../src/traces/otlp.ts';
-import type { KvOp } from '../../src/store/kv.ts';
+import type { KvOp, LateWrite } from '../../src/store/kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import type { Client } from '../helpers/client.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
@@ -357,9 +357,10 @@ function writeReached(kv: FaultyKv): Promise<void> {
 class RecordingKv extends MemoryKv {
   commits: KvOp[][] = [];
 
-  override write(ops: readonly KvOp[]): Promise<void> {
-    this.commits.push([...ops]);
-    return super.write(ops);
+  override write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
+    const write = typeof late === 'function' ? late() : { ops: late };
+    this.commits.push([...write.ops]);
+    return super.write(() => write);
   }
 }
 

@@ -1,67 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Actor, ActorUnavailable, type ActorEnvironment } from '../../src/actors/actor.ts';
-import { plainCodec, type ActorKind } from '../../src/actors/kind.ts';
-import { UniqueClaims } from '../../src/actors/unique-claims.ts';
-import { conflict, invalid, Rejected } from '../../src/domain/rejection.ts';
+import { Actor, ActorUnavailable } from '../../src/actors/actor.ts';
+import { Rejected } from '../../src/domain/rejection.ts';
 import { Journal } from '../../src/store/journal.ts';
-import { MemoryKv } from '../../src/store/memory-kv.ts';
-import { FaultyKv } from '../helpers/faulty-kv.ts';
-
-// A toy kind: a list of numbers. `Refuse` is refused by the decider, `Crash` throws a bug,
-// `Name` takes a unique claim on its name.
-type Command = { type: 'Append'; value: number } | { type: 'Refuse' } | { type: 'Crash' } | { type: 'Name'; name: string };
-type Event = { type: 'Appended'; value: number } | { type: 'Named'; name: string };
-interface State {
-  values: number[];
-  name: string | null;
-}
-
-const listKind: ActorKind<State, Command, Event> = {
-  name: 'list',
-  decider: {
-    initialState: () => ({ values: [], name: null }),
-    decide(_state, command) {
-      if (command.type === 'Refuse') throw conflict('refused');
-      if (command.type === 'Crash') throw new Error('a bug');
-      if (command.type === 'Name') return [{ type: 'Named', name: command.name }];
-      return [{ type: 'Appended', value: command.value }];
-    },
-    evolve(state, event) {
-      if (event.type === 'Named') state.name = event.name;
-      else state.values.push(event.value);
-      return state;
-    },
-    isGone: () => false,
-  },
-  codec: plainCodec((state) => ({ ...state, values: [...state.values] }), (value) => {
-    const plain = value as State;
-    return { values: [...plain.values], name: plain.name };
-  }),
-  claimsOf: (state) => (state.name ? [{ key: `name:${state.name}`, refusal: () => invalid({ name: ['taken'] }) }] : []),
-  claimsAfter(state, events) {
-    let name = state.name;
-    for (const event of events) if (event.type === 'Named') name = event.name;
-    return name ? [{ key: `name:${name}`, refusal: () => invalid({ name: ['taken'] }) }] : [];
-  },
-};
-
-function environment(kv = new FaultyKv(new MemoryKv()), overrides: Partial<ActorEnvironment> = {}) {
-  const committed: unknown[][] = [];
-  const env: ActorEnvironment = {
-    journal: new Journal(kv),
-    claims: new UniqueClaims(),
-    mailboxDepthMax: 1000,
-    commitBatchMax: 256,
-    snapshotEvery: 1000,
-    committed: (_kind, _id, events) => committed.push([...events]),
-    ended: () => {},
-    storeOutcome: () => {},
-    jsonText: (value) => JSON.stringify(value),
-    ...overrides,
-  };
-  return { env, kv, committed };
-}
+import { committedValues, environment, listKind } from '../helpers/list-actor.ts';
 
 test('messages are decided one at a time, in the order they were sent', async () => {
   const { env } = environment();
@@ -91,7 +33,7 @@ test('a refused or failing message never affects the others', async () => {
   assert.instance((outcomes[1] as PromiseRejectedResult).reason, Rejected);
   assert.is(((outcomes[2] as PromiseRejectedResult).reason as Error).message, 'a bug');
   assert.equal(actor.current.values, [1, 2]);
-  assert.equal(committed.flat().map((event) => (event as { value: number }).value), [1, 2]);
+  assert.equal(committedValues(committed), [1, 2]);
 });
 
 test('a full mailbox answers unavailable at once instead of queueing', async () => {
@@ -163,6 +105,18 @@ test('a snapshot replaces the journal entries it covers, and recovery reproduces
   const [stream] = [...journal.streams()];
   const recovered = new Actor(listKind, 'a', { ...env, journal: new Journal(kv) }, stream);
   assert.equal(recovered.current.values, actor.current.values);
+});
+
+test('a growing state is snapshotted once the journal holds half as many entries as it holds items', async () => {
+  const { env } = environment(undefined, { snapshotEvery: 4 });
+  const actor = new Actor(listKind, 'a', env);
+  const snapshotAt = new Set<number>();
+  for (let value = 1; value <= 40; value++) {
+    await actor.ask({ type: 'Append', value });
+    snapshotAt.add(env.journal.snapshots.get<{ seq: number }>(['list', 'a'])?.seq ?? 0);
+  }
+  assert.equal([...snapshotAt], [0, 4, 8, 16, 32], 'each snapshot encodes at most twice the entries since the last');
+  assert.is([...env.journal.entries.keys({})].length, 8);
 });
 
 test('exclusive work runs after earlier messages and before later ones', async () => {

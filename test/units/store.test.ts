@@ -3,7 +3,7 @@ import { open } from 'lmdb';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Journal, StoreCorruptError, storeFormatVersion } from '../../src/store/journal.ts';
-import { compareKeys, prefixEnd, type Kv } from '../../src/store/kv.ts';
+import { compareKeys, prefixEnd, RequiredKeyMissing, type Kv } from '../../src/store/kv.ts';
 import { LmdbKv } from '../../src/store/lmdb-kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { createService } from '../../src/service.ts';
@@ -43,6 +43,20 @@ test('a write is all or nothing; a removal is a write without a value', () =>
     await kv.write([{ db, key: ['k', 1] }]);
     assert.is(db.get(['k', 1]), undefined);
     assert.equal(db.get(['k', 2]), { n: 2 });
+  }));
+
+test('a late write is made when its turn comes and applies only if the key it requires is there by then', () =>
+  withBoth(async (kv) => {
+    const db = kv.db('requires');
+    const first = kv.write([{ db, key: ['entry', 1], value: 1 }]);
+    const second = kv.write(() => ({ ops: [{ db, key: ['entry', 2], value: 2 }], requires: { db, key: ['entry', 1] } }));
+    await Promise.all([first, second]);
+    assert.is(db.get(['entry', 2]), 2, kv.kind);
+    const refused = await kv
+      .write(() => ({ ops: [{ db, key: ['entry', 4], value: 4 }], requires: { db, key: ['entry', 3] } }))
+      .then(() => null, (error: unknown) => error);
+    assert.instance(refused, RequiredKeyMissing);
+    assert.is(db.get(['entry', 4]), undefined, 'nothing of a refused write is written');
   }));
 
 test('a new store gets the format version; a store of another version is refused', () =>
