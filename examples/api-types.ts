@@ -814,7 +814,9 @@ export interface components {
             slug: components["schemas"]["common.slug"];
             active_dataset?: components["schemas"]["common.pkOrNull"];
             agent_description?: components["schemas"]["common.json"];
+            /** @default  */
             agent_path?: string | null;
+            /** @default  */
             analyzer_model?: string | null;
             backtest_metadata?: components["schemas"]["common.json"];
             backtest_model_suggestions?: components["schemas"]["common.json"];
@@ -822,8 +824,11 @@ export interface components {
             dataset_has_expected_output?: components["schemas"]["common.booleanOrNull"];
             dataset_input_keys?: components["schemas"]["common.json"];
             dataset_size?: components["schemas"]["common.int64OrNull"];
+            /** @default  */
             description?: components["schemas"]["common.textOrNull"];
+            /** @default  */
             display_name?: string | null;
+            /** @default  */
             entrypoint_fn?: string | null;
             eval_dataset?: components["schemas"]["common.json"];
             evaluation_criteria?: components["schemas"]["common.json"];
@@ -831,13 +836,16 @@ export interface components {
             improvement_metadata?: components["schemas"]["common.json"];
             input_schema?: components["schemas"]["common.json"];
             is_deleted?: components["schemas"]["common.booleanOrNull"];
+            /** @default  */
             model?: string | null;
             optimizable_elements?: components["schemas"]["common.json"];
             output_fields?: components["schemas"]["common.json"];
             output_schema?: components["schemas"]["common.json"];
             policy_data?: components["schemas"]["common.json"];
+            /** @default  */
             policy_markdown?: components["schemas"]["common.textOrNull"];
             proposed_criteria?: components["schemas"]["common.json"];
+            /** @default  */
             status?: string | null;
             structure_weight?: components["schemas"]["common.numberOrNull"];
             tool_analysis?: components["schemas"]["common.json"];
@@ -896,7 +904,9 @@ export interface components {
             slug?: components["schemas"]["common.slug"];
             active_dataset?: components["schemas"]["common.pkOrNull"];
             agent_description?: components["schemas"]["common.json"];
+            /** @default  */
             agent_path?: string | null;
+            /** @default  */
             analyzer_model?: string | null;
             backtest_metadata?: components["schemas"]["common.json"];
             backtest_model_suggestions?: components["schemas"]["common.json"];
@@ -904,8 +914,11 @@ export interface components {
             dataset_has_expected_output?: components["schemas"]["common.booleanOrNull"];
             dataset_input_keys?: components["schemas"]["common.json"];
             dataset_size?: components["schemas"]["common.int64OrNull"];
+            /** @default  */
             description?: components["schemas"]["common.textOrNull"];
+            /** @default  */
             display_name?: string | null;
+            /** @default  */
             entrypoint_fn?: string | null;
             eval_dataset?: components["schemas"]["common.json"];
             evaluation_criteria?: components["schemas"]["common.json"];
@@ -913,13 +926,16 @@ export interface components {
             improvement_metadata?: components["schemas"]["common.json"];
             input_schema?: components["schemas"]["common.json"];
             is_deleted?: components["schemas"]["common.booleanOrNull"];
+            /** @default  */
             model?: string | null;
             optimizable_elements?: components["schemas"]["common.json"];
             output_fields?: components["schemas"]["common.json"];
             output_schema?: components["schemas"]["common.json"];
             policy_data?: components["schemas"]["common.json"];
+            /** @default  */
             policy_markdown?: components["schemas"]["common.textOrNull"];
             proposed_criteria?: components["schemas"]["common.json"];
+            /** @default  */
             status?: string | null;
             structure_weight?: components["schemas"]["common.numberOrNull"];
             tool_analysis?: components["schemas"]["common.json"];
@@ -1020,6 +1036,7 @@ export interface components {
         };
         "auth.api-key-create": {
             project: components["schemas"]["common.pk"];
+            /** @default  */
             name?: string | null;
             expires_at?: components["schemas"]["common.datetimeOrNull"];
         };
@@ -1152,16 +1169,21 @@ export interface components {
                 expected_output?: components["schemas"]["common.json"];
                 input?: components["schemas"]["common.json"];
                 order?: number | null;
+                /** @default  */
                 persona?: string | null;
                 tags?: components["schemas"]["common.json"];
             }[];
+            /** @default  */
             generator_model?: string | null;
+            /** @default true */
             make_active?: components["schemas"]["common.booleanOrNull"];
             metadata?: components["schemas"]["common.json"];
+            /** @default  */
             name?: string | null;
+            /** @default  */
             policy_hash?: string | null;
-            /** @enum {string|null} */
-            source?: "seed" | "synthetic" | "augmented" | "production" | null;
+            /** @default seed */
+            source?: components["schemas"]["datasets.fields.source"];
         };
         /** @description What one dataset version removes, changes and adds against another of the same agent: a page of the changes (unchanged datapoints are only counted) and a summary of the whole diff. */
         "datasets.dataset-diff-response": {
@@ -1237,8 +1259,7 @@ export interface components {
             metadata: unknown;
             name: string | null;
             policy_hash: string | null;
-            /** @enum {string|null} */
-            source: "seed" | "synthetic" | "augmented" | "production" | null;
+            source: components["schemas"]["datasets.fields.source"];
         };
         /** @description A dataset version with all its datapoints (create, retrieve and activate answers). */
         "datasets.dataset-response": {
@@ -1256,20 +1277,24 @@ export interface components {
             metadata: unknown;
             name: string | null;
             policy_hash: string | null;
-            /** @enum {string|null} */
-            source: "seed" | "synthetic" | "augmented" | "production" | null;
+            source: components["schemas"]["datasets.fields.source"];
             datapoints: components["schemas"]["datasets.datapoint-response"][];
         };
+        /** @enum {string|null} */
+        "datasets.fields.source": "seed" | "synthetic" | "augmented" | "production" | null;
+        /** @enum {string|null} */
+        "iterations.fields.status": "keep" | "discard" | null;
         "iterations.iteration": {
             iteration_name: string;
             job: components["schemas"]["common.pk"];
+            /** @default  */
             agent_code?: components["schemas"]["common.textOrNull"];
             avg_score?: components["schemas"]["common.numberOrNull"];
+            /** @default  */
             description?: components["schemas"]["common.textOrNull"];
             dimension_scores?: components["schemas"]["common.json"];
             order?: components["schemas"]["common.int64OrNull"];
-            /** @enum {string|null} */
-            status?: "keep" | "discard" | null;
+            status?: components["schemas"]["iterations.fields.status"];
         };
         /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. */
         "iterations.iteration-comparison-response": {
@@ -1327,13 +1352,14 @@ export interface components {
         "iterations.iteration-patch": {
             iteration_name?: string;
             job?: components["schemas"]["common.pk"];
+            /** @default  */
             agent_code?: components["schemas"]["common.textOrNull"];
             avg_score?: components["schemas"]["common.numberOrNull"];
+            /** @default  */
             description?: components["schemas"]["common.textOrNull"];
             dimension_scores?: components["schemas"]["common.json"];
             order?: components["schemas"]["common.int64OrNull"];
-            /** @enum {string|null} */
-            status?: "keep" | "discard" | null;
+            status?: components["schemas"]["iterations.fields.status"];
         };
         /** @description A job iteration. */
         "iterations.iteration-response": {
@@ -1350,29 +1376,36 @@ export interface components {
             /** @description Any JSON value. */
             dimension_scores: unknown;
             order: number | null;
-            /** @enum {string|null} */
-            status: "keep" | "discard" | null;
+            status: components["schemas"]["iterations.fields.status"];
         };
+        /** @enum {string|null} */
+        "jobs.fields.jobType": "inference" | "uploaded_outputs_setup" | "judge_scoring" | "prompt_tuning" | "model_backtesting" | null;
+        /** @enum {string} */
+        "jobs.fields.status": "pending" | "running" | "completed" | "failed" | "cancelled";
         "jobs.job": {
             agent?: components["schemas"]["common.pkOrNull"];
+            /** @default  */
             analyzer_model?: string | null;
             backtest_results?: components["schemas"]["common.json"];
             baseline_score?: components["schemas"]["common.numberOrNull"];
+            /** @default  */
             best_agent_code?: components["schemas"]["common.textOrNull"];
             best_score?: components["schemas"]["common.numberOrNull"];
             candidates_per_iteration?: components["schemas"]["common.int64OrNull"];
+            /** @default  */
             worker_task_id?: string | null;
+            /** @default  */
             data_source?: string | null;
             improvement?: components["schemas"]["common.numberOrNull"];
-            /** @enum {string|null} */
-            job_type?: "inference" | "uploaded_outputs_setup" | "judge_scoring" | "prompt_tuning" | "model_backtesting" | null;
+            job_type?: components["schemas"]["jobs.fields.jobType"];
             num_iterations?: components["schemas"]["common.int64OrNull"];
             project?: components["schemas"]["common.pkOrNull"];
+            /** @default  */
             prompt_slug?: string | null;
+            /** @default  */
             report_markdown?: components["schemas"]["common.textOrNull"];
             result?: components["schemas"]["common.json"];
-            /** @enum {string} */
-            status?: "pending" | "running" | "completed" | "failed" | "cancelled";
+            status?: components["schemas"]["jobs.fields.status"];
         };
         /** @description A page of jobs.job-list-item-response. */
         "jobs.job-list-item-page": {
@@ -1406,37 +1439,39 @@ export interface components {
             best_score: number | null;
             /** @description best_score - baseline_score when not sent and both are set. */
             improvement: number | null;
-            /** @enum {string|null} */
-            job_type: "inference" | "uploaded_outputs_setup" | "judge_scoring" | "prompt_tuning" | "model_backtesting" | null;
+            job_type: components["schemas"]["jobs.fields.jobType"];
             num_iterations: number | null;
             /** Format: uuid */
             project: string;
             prompt_slug: string | null;
-            /** @enum {string} */
-            status: "pending" | "running" | "completed" | "failed" | "cancelled";
+            status: components["schemas"]["jobs.fields.status"];
             /** @description The job's agent's display_name, else its name; null when the job has no agent. */
             agent_display_name: string | null;
         };
         "jobs.job-patch": {
             agent?: components["schemas"]["common.pkOrNull"];
+            /** @default  */
             analyzer_model?: string | null;
             backtest_results?: components["schemas"]["common.json"];
             baseline_score?: components["schemas"]["common.numberOrNull"];
+            /** @default  */
             best_agent_code?: components["schemas"]["common.textOrNull"];
             best_score?: components["schemas"]["common.numberOrNull"];
             candidates_per_iteration?: components["schemas"]["common.int64OrNull"];
+            /** @default  */
             worker_task_id?: string | null;
+            /** @default  */
             data_source?: string | null;
             improvement?: components["schemas"]["common.numberOrNull"];
-            /** @enum {string|null} */
-            job_type?: "inference" | "uploaded_outputs_setup" | "judge_scoring" | "prompt_tuning" | "model_backtesting" | null;
+            job_type?: components["schemas"]["jobs.fields.jobType"];
             num_iterations?: components["schemas"]["common.int64OrNull"];
             project?: components["schemas"]["common.pkOrNull"];
+            /** @default  */
             prompt_slug?: string | null;
+            /** @default  */
             report_markdown?: components["schemas"]["common.textOrNull"];
             result?: components["schemas"]["common.json"];
-            /** @enum {string} */
-            status?: "pending" | "running" | "completed" | "failed" | "cancelled";
+            status?: components["schemas"]["jobs.fields.status"];
         };
         /** @description A job's run as a chart draws it: a page of its iterations in the job's order (order, then created_at) with the best avg_score so far, and for the whole job the counts by status and the best iteration. */
         "jobs.job-progress-response": {
@@ -1503,8 +1538,7 @@ export interface components {
             data_source: string | null;
             /** @description best_score - baseline_score when not sent and both are set. */
             improvement: number | null;
-            /** @enum {string|null} */
-            job_type: "inference" | "uploaded_outputs_setup" | "judge_scoring" | "prompt_tuning" | "model_backtesting" | null;
+            job_type: components["schemas"]["jobs.fields.jobType"];
             num_iterations: number | null;
             /** Format: uuid */
             project: string;
@@ -1512,8 +1546,7 @@ export interface components {
             report_markdown: string | null;
             /** @description Any JSON value. */
             result: unknown;
-            /** @enum {string} */
-            status: "pending" | "running" | "completed" | "failed" | "cancelled";
+            status: components["schemas"]["jobs.fields.status"];
             /** @description The id of the user who created the job. */
             triggered_by: number | null;
             /** @description The job's agent's display_name, else its name; null when the job has no agent. */
@@ -1556,6 +1589,7 @@ export interface components {
         "projects.project": {
             name: string;
             slug: components["schemas"]["common.slug"];
+            /** @default  */
             description?: string | null;
             is_active?: components["schemas"]["common.booleanOrNull"];
             settings?: components["schemas"]["common.json"];
@@ -1580,6 +1614,7 @@ export interface components {
         "projects.project-patch": {
             name?: string;
             slug?: components["schemas"]["common.slug"];
+            /** @default  */
             description?: string | null;
             is_active?: components["schemas"]["common.booleanOrNull"];
             settings?: components["schemas"]["common.json"];
@@ -2637,7 +2672,7 @@ export interface operations {
                 /** @description Only items whose name equals this. */
                 name?: string;
                 /** @description Only items whose source equals this. */
-                source?: "seed" | "synthetic" | "augmented" | "production";
+                source?: components["schemas"]["datasets.fields.source"];
                 /** @description A page number within the paginated result set (from 1), or "last". */
                 page?: string;
                 /** @description Number of results to return per page (default 25, at most 100). */
@@ -2870,9 +2905,9 @@ export interface operations {
                 /** @description Only items whose best_score is at most this. */
                 score_max?: number;
                 /** @description Only items whose job_type equals this. */
-                job_type?: "inference" | "uploaded_outputs_setup" | "judge_scoring" | "prompt_tuning" | "model_backtesting";
+                job_type?: components["schemas"]["jobs.fields.jobType"];
                 /** @description Only items whose status equals this. */
-                status?: "pending" | "running" | "completed" | "failed" | "cancelled";
+                status?: components["schemas"]["jobs.fields.status"];
                 /** @description A page number within the paginated result set (from 1), or "last". */
                 page?: string;
                 /** @description Number of results to return per page (default 25, at most 100). */
@@ -3090,7 +3125,7 @@ export interface operations {
                 /** @description Only items whose job equals this. */
                 job?: string;
                 /** @description Only items whose status equals this. */
-                status?: "keep" | "discard";
+                status?: components["schemas"]["iterations.fields.status"];
                 /** @description Only items whose avg_score is at least this. */
                 score_min?: number;
                 /** @description Only items whose avg_score is at most this. */

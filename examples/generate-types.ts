@@ -23,7 +23,8 @@ export async function generateTypes(): Promise<string> {
   const service = await createService({ storage: 'memory', logger: pino({ level: 'silent' }) });
   try {
     const document = apiDocument(service.deps);
-    const nodes = await openapiTS(document as unknown as OpenAPI3, { silent: true });
+    // A default documents what an omitted field becomes; it does not make the field required to send.
+    const nodes = await openapiTS(document as unknown as OpenAPI3, { silent: true, defaultNonNullable: false });
     return header + astToString(nodes);
   } finally {
     await service.close();

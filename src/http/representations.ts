@@ -1,118 +1,48 @@
-// How each record is written on the wire: the full representation and, where the interface
-// names one, the list item. Property order follows the interface's tables.
+// How each record is written on the wire. A record's representations (full and list item) are
+// made from its response schema in schemas/: the schema's properties, in its order, read from the
+// record (records are kept in their wire shape), so a field is named once, where it is described.
+// The few fields that are not the record's own (a job's iterations, its agent's name, a new key)
+// are passed in. Answers that are not one record (eval_spec, the views) are written out here.
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import type { JsonCache } from '../json-cache.ts';
+import { sharedValidator } from '../validation/validator.ts';
 import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
 import { codeDiff, compareDimensions, compareNumbers, type CodeDiffLimits } from '../views/iteration-compare.ts';
 import type { ProgressPoint, ProgressSummary } from '../views/job-progress.ts';
 
-export const userJson = (user: User) => ({ id: user.id, email: user.email, email_verified: user.email_verified });
+type Json = Record<string, unknown>;
 
-export const projectJson = (project: Project) => ({
-  id: project.id,
-  created_at: project.created_at,
-  updated_at: project.updated_at,
-  name: project.name,
-  slug: project.slug,
-  description: project.description,
-  is_active: project.is_active,
-  settings: project.settings,
-});
+/**
+ * A record's representation as response schema `id` describes it. `computed` names the fields
+ * the record does not hold: their values come in the second argument (and are left out when not
+ * given, as a list item leaves `agent_display_name` to withLiveFields).
+ */
+export function representation<T extends object>(id: string, computed: readonly string[] = []) {
+  const properties = sharedValidator().documents.get(id)?.properties as object | undefined;
+  if (!properties) throw new Error(`no response schema "${id}" with properties`);
+  const fields = Object.keys(properties).map((name) => ({ name, computed: computed.includes(name) }));
+  return (record: T, values: Readonly<Json> = {}): Json => {
+    const source = record as Readonly<Json>;
+    const json: Json = {};
+    for (const field of fields) {
+      if (!field.computed) json[field.name] = source[field.name];
+      else if (field.name in values) json[field.name] = values[field.name];
+    }
+    return json;
+  };
+}
 
-export const membershipJson = (membership: Membership) => ({
-  id: membership.id,
-  project: membership.project,
-  user: membership.user,
-  user_email: membership.user_email,
-  created_at: membership.created_at,
-  updated_at: membership.updated_at,
-});
+export const userJson = representation<User>('auth.user-response');
+export const projectJson = representation<Project>('projects.project-response');
+export const membershipJson = representation<Membership>('memberships.membership-response');
+export const apiKeyJson = representation<ApiKey>('auth.api-key-response');
 
-export const apiKeyJson = (apiKey: ApiKey) => ({
-  id: apiKey.id,
-  name: apiKey.name,
-  prefix: apiKey.prefix,
-  project: apiKey.project,
-  is_active: apiKey.is_active,
-  expires_at: apiKey.expires_at,
-  last_used_at: apiKey.last_used_at,
-  created_at: apiKey.created_at,
-});
-
+const createdApiKey = representation<ApiKey>('auth.api-key-created-response', ['key']);
 /** The one response that shows the key itself. */
-export const createdApiKeyJson = (apiKey: ApiKey, key: string) => ({
-  id: apiKey.id,
-  key,
-  name: apiKey.name,
-  prefix: apiKey.prefix,
-  project: apiKey.project,
-  created_at: apiKey.created_at,
-  expires_at: apiKey.expires_at,
-});
+export const createdApiKeyJson = (apiKey: ApiKey, key: string) => createdApiKey(apiKey, { key });
 
-export const agentJson = (agent: Agent) => ({
-  id: agent.id,
-  created_at: agent.created_at,
-  updated_at: agent.updated_at,
-  name: agent.name,
-  project: agent.project,
-  slug: agent.slug,
-  active_dataset: agent.active_dataset,
-  agent_description: agent.agent_description,
-  agent_path: agent.agent_path,
-  analyzer_model: agent.analyzer_model,
-  backtest_metadata: agent.backtest_metadata,
-  backtest_model_suggestions: agent.backtest_model_suggestions,
-  consistency_rules: agent.consistency_rules,
-  dataset_has_expected_output: agent.dataset_has_expected_output,
-  dataset_input_keys: agent.dataset_input_keys,
-  dataset_size: agent.dataset_size,
-  description: agent.description,
-  display_name: agent.display_name,
-  entrypoint_fn: agent.entrypoint_fn,
-  eval_dataset: agent.eval_dataset,
-  evaluation_criteria: agent.evaluation_criteria,
-  fixed_elements: agent.fixed_elements,
-  improvement_metadata: agent.improvement_metadata,
-  input_schema: agent.input_schema,
-  is_deleted: agent.is_deleted,
-  model: agent.model,
-  optimizable_elements: agent.optimizable_elements,
-  output_fields: agent.output_fields,
-  output_schema: agent.output_schema,
-  policy_data: agent.policy_data,
-  policy_markdown: agent.policy_markdown,
-  proposed_criteria: agent.proposed_criteria,
-  status: agent.status,
-  structure_weight: agent.structure_weight,
-  tool_analysis: agent.tool_analysis,
-  tool_config: agent.tool_config,
-  tool_usage_weight: agent.tool_usage_weight,
-  total_points: agent.total_points,
-  tags: agent.tags,
-});
-
-export const agentListItemJson = (agent: Agent) => ({
-  id: agent.id,
-  created_at: agent.created_at,
-  name: agent.name,
-  project: agent.project,
-  slug: agent.slug,
-  updated_at: agent.updated_at,
-  agent_path: agent.agent_path,
-  analyzer_model: agent.analyzer_model,
-  dataset_has_expected_output: agent.dataset_has_expected_output,
-  dataset_size: agent.dataset_size,
-  description: agent.description,
-  display_name: agent.display_name,
-  entrypoint_fn: agent.entrypoint_fn,
-  model: agent.model,
-  status: agent.status,
-  structure_weight: agent.structure_weight,
-  tags: agent.tags,
-  tool_usage_weight: agent.tool_usage_weight,
-  total_points: agent.total_points,
-});
+export const agentJson = representation<Agent>('agents.agent-response');
+export const agentListItemJson = representation<Agent>('agents.agent-list-item-response');
 
 /** eval_spec: the agent's evaluation settings with the documented defaults filled in. */
 export const evalSpecJson = (agent: Agent) => ({
@@ -129,27 +59,10 @@ export const evalSpecJson = (agent: Agent) => ({
   fixed_elements: agent.fixed_elements ?? [],
 });
 
-export const datapointJson = (datapoint: Datapoint) => ({
-  id: datapoint.id,
-  expected_output: datapoint.expected_output,
-  input: datapoint.input,
-  order: datapoint.order,
-  persona: datapoint.persona,
-  tags: datapoint.tags,
-});
+export const datapointJson = representation<Datapoint>('datasets.datapoint-response');
 
-const datasetFields = (dataset: Dataset) => ({
-  id: dataset.id,
-  agent: dataset.agent,
-  created_at: dataset.created_at,
-  version: dataset.version,
-  num_datapoints: dataset.num_datapoints,
-  generator_model: dataset.generator_model,
-  metadata: dataset.metadata,
-  name: dataset.name,
-  policy_hash: dataset.policy_hash,
-  source: dataset.source,
-});
+/** List items leave the datapoints out (they are paged through /datapoints/). */
+export const datasetListItemJson = representation<Dataset>('datasets.dataset-list-item-response');
 
 /**
  * Create, retrieve and activate answer with every datapoint. Datapoint records are already in
@@ -157,12 +70,10 @@ const datasetFields = (dataset: Dataset) => ({
  * text of the records themselves, usually made when the dataset was journaled.
  */
 export function datasetJsonText(dataset: Dataset, cache: JsonCache): string {
-  const fields = JSON.stringify(datasetFields(dataset));
+  const fields = JSON.stringify(datasetListItemJson(dataset));
   return `${fields.slice(0, -1)},"datapoints":${cache.text(dataset.datapoints)}}`;
 }
 
-/** List items leave the datapoints out (they are paged through /datapoints/). */
-export const datasetListItemJson = datasetFields;
 
 /** A change between two dataset versions: its datapoint on each side, as the datapoints listing shows them. */
 export const datasetChangeJson = (entry: ChangeEntry, from: Dataset, to: Dataset) => ({
@@ -188,18 +99,7 @@ export const datasetDiffSummaryJson = (from: Dataset, to: Dataset, diff: Dataset
   unchanged: diff.counts.unchanged,
 });
 
-export const iterationJson = (iteration: JobIteration) => ({
-  id: iteration.id,
-  created_at: iteration.created_at,
-  iteration_name: iteration.iteration_name,
-  job: iteration.job,
-  agent_code: iteration.agent_code,
-  avg_score: iteration.avg_score,
-  description: iteration.description,
-  dimension_scores: iteration.dimension_scores,
-  order: iteration.order,
-  status: iteration.status,
-});
+export const iterationJson = representation<JobIteration>('iterations.iteration-response');
 
 /** An iteration as a comparison names it (no code, no dimensions: those are compared). */
 const comparedIterationJson = (iteration: JobIteration) => ({
@@ -238,49 +138,14 @@ export const progressSummaryJson = ({ counts, best }: ProgressSummary) => ({
   best_score: best?.avg_score ?? null,
 });
 
+const job = representation<Job>('jobs.job-response', ['iterations', 'agent_display_name']);
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */
-export const jobJson = (job: Job, iterations: readonly JobIteration[], agentLabel: string | null) => ({
-  id: job.id,
-  created_at: job.created_at,
-  updated_at: job.updated_at,
-  iterations: iterations.map(iterationJson),
-  agent: job.agent,
-  analyzer_model: job.analyzer_model,
-  backtest_results: job.backtest_results,
-  baseline_score: job.baseline_score,
-  best_agent_code: job.best_agent_code,
-  best_score: job.best_score,
-  candidates_per_iteration: job.candidates_per_iteration,
-  worker_task_id: job.worker_task_id,
-  data_source: job.data_source,
-  improvement: job.improvement,
-  job_type: job.job_type,
-  num_iterations: job.num_iterations,
-  project: job.project,
-  prompt_slug: job.prompt_slug,
-  report_markdown: job.report_markdown,
-  result: job.result,
-  status: job.status,
-  triggered_by: job.triggered_by,
-  agent_display_name: agentLabel,
-});
+export const jobJson = (record: Job, iterations: readonly JobIteration[], agentLabel: string | null) =>
+  job(record, { iterations: iterations.map((iteration) => iterationJson(iteration)), agent_display_name: agentLabel });
 
 /** The list item less `agent_display_name`, which follows the agent and is added as a live field. */
-export const jobListItemJson = (job: Job) => ({
-  id: job.id,
-  created_at: job.created_at,
-  updated_at: job.updated_at,
-  agent: job.agent,
-  analyzer_model: job.analyzer_model,
-  baseline_score: job.baseline_score,
-  best_score: job.best_score,
-  improvement: job.improvement,
-  job_type: job.job_type,
-  num_iterations: job.num_iterations,
-  project: job.project,
-  prompt_slug: job.prompt_slug,
-  status: job.status,
-});
+const jobListItem = representation<Job>('jobs.job-list-item-response', ['agent_display_name']);
+export const jobListItemJson = (record: Job) => jobListItem(record);
 
 /** What a job list item adds to the cached text of its record: the agent's current label. */
 export const jobLiveFields = (agentLabel: string | null) => ({ agent_display_name: agentLabel });

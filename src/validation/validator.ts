@@ -67,6 +67,7 @@ export class Validator {
       if (documents.has(id)) throw new Error(`two schema files declare $id "${id}"`);
       documents.set(id, schema);
     }
+    for (const [id, schema] of documents) if (schema['x-pick']) documents.set(id, picked(schema, documents));
     return new Validator(documents);
   }
 
@@ -180,8 +181,26 @@ function createAjv(coerce: boolean): Ajv {
   ajv.addFormat('uuid', { type: 'string', validate: isUuid });
   ajv.addFormat('datetime', { type: 'string', validate: isDateTime });
   ajv.addFormat('datetime-or-date', { type: 'string', validate: isDateOrDateTime });
-  ajv.addVocabulary(['x-kind', 'x-trim', 'x-use', 'x-filter', 'x-ordering', 'x-search', 'x-description']);
+  ajv.addVocabulary(['x-kind', 'x-trim', 'x-use', 'x-filter', 'x-ordering', 'x-search', 'x-description', 'x-pick']);
   return ajv;
+}
+
+/**
+ * A schema written as a pick of another's properties (a list item is its record's full form,
+ * fewer fields, in an order of its own): `"x-pick": {"from": "<$id>", "properties": [...]}`
+ * becomes an object schema holding exactly those properties, each as the full schema defines it.
+ */
+function picked(schema: AnySchemaObject, documents: ReadonlyMap<string, AnySchemaObject>): AnySchemaObject {
+  const { from, properties: names } = schema['x-pick'] as { from: string; properties: string[] };
+  const source = documents.get(from)?.properties as Record<string, AnySchemaObject> | undefined;
+  if (!source) throw new Error(`${schema.$id} picks from "${from}", which has no properties`);
+  const properties: Record<string, AnySchemaObject> = {};
+  for (const name of names) {
+    const property = source[name];
+    if (!property) throw new Error(`${schema.$id} picks "${name}", which ${from} does not define`);
+    properties[name] = property;
+  }
+  return { ...schema, type: 'object', additionalProperties: false, required: names, properties };
 }
 
 function trimStrings(data: unknown, plan: TrimPlan): void {
