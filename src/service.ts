@@ -9,6 +9,7 @@ import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { Registry } from './actors/registry.ts';
 import { createApp } from './app.ts';
+import { apiKeyUseRecorder } from './auth/api-key-use.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { Tokens } from './auth/tokens.ts';
@@ -16,7 +17,6 @@ import { configWith, type Config, type Limits } from './config.ts';
 import type { Clock, Deps } from './http/deps.ts';
 import { clientErrorListener } from './http/errors.ts';
 import { ServiceMetrics } from './http/metrics.ts';
-import { apiKeyUseRecorder } from './http/resources/identity.ts';
 import { ChangeFeed } from './events/change-feed.ts';
 import { publishedChanges } from './http/published-changes.ts';
 import { createLogger } from './log.ts';
@@ -89,6 +89,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const tokens = new Tokens(config.secretKey ?? (await storedSecret(journal)), config.limits.tokenCacheEntriesMax, () =>
     Math.floor(clock.nowMs() / 1000),
   );
+  const keyUsed = apiKeyUseRecorder({
+    ask: (command) => registry.identity.ask(command),
+    nowMs: clock.nowMs,
+    failed: (error) => logger.debug({ err: error }, 'could not record API key use'),
+  });
   const deps: Deps = {
     config,
     kv,
@@ -96,7 +101,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     readModel,
     validator: sharedValidator(),
     tokens,
-    authenticator: undefined as never,
+    authenticator: new Authenticator({ readModel, tokens, nowMs: clock.nowMs, keyUsed }),
     loginThrottle: new LoginThrottle({
       failuresPerEmailMax: config.limits.loginFailuresMax,
       failuresPerAddressMax: config.limits.loginFailuresPerAddressMax,
@@ -116,7 +121,6 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     clock,
     logger,
   };
-  deps.authenticator = new Authenticator({ readModel, tokens, nowMs: clock.nowMs, keyUsed: apiKeyUseRecorder(deps) });
   const app = createApp(deps);
   const handler = app.callback();
   let server: Server | undefined;

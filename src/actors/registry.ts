@@ -108,6 +108,15 @@ export class Registry {
     return this.jobs.get(id);
   }
 
+  /**
+   * The one way a route writes to a record: ask its actor (gone meanwhile: not found) inside the
+   * gates of the projects the write lands in, so that a project being deleted refuses it.
+   */
+  write<S, C, E>(actor: Actor<S, C, E> | undefined, projects: readonly string[], command: C): Promise<readonly E[]> {
+    if (!actor) return Promise.reject(notFound());
+    return this.gates.pass(projects, () => actor.ask(command));
+  }
+
   /** Creates a stream with its first command; the actor is forgotten if that command is refused. */
   createProject(id: string, command: Parameters<ProjectActor['ask']>[0]) {
     return this.create(this.projects, new Actor(projectKind, id, this.env), command);

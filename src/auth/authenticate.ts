@@ -2,7 +2,7 @@
 // `X-Api-Key: <key>`. A user sees the projects they belong to; an API key sees only its own
 // project, and only while its owner still belongs to it.
 import type { ApiKey, User } from '../domain/records.ts';
-import { fail } from '../http/errors.ts';
+import { invalidCredentials, missingCredentials } from './auth-error.ts';
 import type { ReadModel } from '../read-model/read-model.ts';
 import { apiKeyMatches, apiKeyPrefixLength, hashApiKey, looksLikeApiKey } from './api-keys.ts';
 import { InvalidToken, type Tokens } from './tokens.ts';
@@ -30,7 +30,7 @@ export function credentialFrom(headers: { authorization?: string; 'x-api-key'?: 
   const known = scheme!.toLowerCase() === 'bearer' || scheme!.toLowerCase() === 'api-key';
   if (!known) return null;
   if (!value || rest.length > 0) {
-    throw fail.authenticationFailed('Authorization header must contain two space-delimited values', 'bad_authorization_header');
+    throw invalidCredentials('Authorization header must contain two space-delimited values', 'bad_authorization_header');
   }
   return value;
 }
@@ -44,7 +44,7 @@ export class Authenticator {
    */
   authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Principal | Promise<Principal> {
     const credential = credentialFrom(headers);
-    if (credential === null) throw fail.notAuthenticated();
+    if (credential === null) throw missingCredentials();
     if (looksLikeApiKey(credential)) return this.byApiKey(credential);
     const remembered = this.deps.tokens.rememberedAccess(credential);
     return remembered ? this.principalOf(remembered.userId) : this.byToken(credential);
@@ -55,7 +55,7 @@ export class Authenticator {
     try {
       userId = (await this.deps.tokens.verify(token, 'access')).userId;
     } catch (error) {
-      if (error instanceof InvalidToken) throw fail.authenticationFailed('Given token not valid for any token type', 'token_not_valid');
+      if (error instanceof InvalidToken) throw invalidCredentials('Given token not valid for any token type', 'token_not_valid');
       throw error;
     }
     return this.principalOf(userId);
@@ -63,7 +63,7 @@ export class Authenticator {
 
   private principalOf(userId: number): Principal {
     const user = this.deps.readModel.users.get(userId);
-    if (!user) throw fail.authenticationFailed('User not found', 'user_not_found');
+    if (!user) throw invalidCredentials('User not found', 'user_not_found');
     return { user, apiKey: null };
   }
 
@@ -71,13 +71,13 @@ export class Authenticator {
     const { readModel } = this.deps;
     const hash = hashApiKey(key);
     const apiKey = readModel.apiKeysByPrefix.get(key.slice(0, apiKeyPrefixLength))?.find((candidate) => apiKeyMatches(hash, candidate.key_hash));
-    if (!apiKey) throw fail.authenticationFailed('Invalid API key.');
-    if (!apiKey.is_active) throw fail.authenticationFailed('API key has been revoked.');
+    if (!apiKey) throw invalidCredentials('Invalid API key.');
+    if (!apiKey.is_active) throw invalidCredentials('API key has been revoked.');
     if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs()) {
-      throw fail.authenticationFailed('API key has expired.');
+      throw invalidCredentials('API key has expired.');
     }
     const user = readModel.users.get(apiKey.user);
-    if (!user) throw fail.authenticationFailed('Invalid API key.');
+    if (!user) throw invalidCredentials('Invalid API key.');
     this.deps.keyUsed(apiKey);
     return { user, apiKey };
   }

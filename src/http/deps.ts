@@ -41,6 +41,9 @@ export interface Deps {
   logger: Logger;
 }
 
+/** What one part of the HTTP layer uses of Deps: each names the few members it needs. */
+export type Uses<K extends keyof Deps> = Pick<Deps, K>;
+
 /** The service's timestamp for "now": ISO 8601 in UTC with milliseconds. */
 export function timestamp(clock: Clock): string {
   return new Date(clock.nowMs()).toISOString();

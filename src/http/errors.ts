@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { ActorUnavailable } from '../actors/actor.ts';
 import { ProjectClosed } from '../actors/project-gates.ts';
+import { AuthError } from '../auth/auth-error.ts';
 import { Rejected, type FieldErrors } from '../domain/rejection.ts';
 
 export class ApiError extends Error {
@@ -65,6 +66,7 @@ interface StatusError {
 /** Maps any thrown value to the API error a client should see; null for a genuine 500. */
 export function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
+  if (error instanceof AuthError) return error.reason === 'missing' ? fail.notAuthenticated() : fail.authenticationFailed(error.detail, error.code);
   if (error instanceof Rejected) {
     const rejection = error.rejection;
     switch (rejection.kind) {

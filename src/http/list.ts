@@ -9,7 +9,7 @@ import { parseOrdering } from '../query/ordering.ts';
 import { splitSearchTerms } from '../query/search.ts';
 import { parseDateOrDateTime, toTimestamp } from '../validation/datetime.ts';
 import { canonicalUuid } from '../validation/validator.ts';
-import type { Deps } from './deps.ts';
+import type { Uses } from './deps.ts';
 import { fail } from './errors.ts';
 import { withLiveFields } from './representations.ts';
 import { replyJsonText, type ApiContext, type PageSizes } from './route.ts';
@@ -78,7 +78,7 @@ export interface ListOptions<T extends Identified, R> {
  * Answers one page of a resource's list. Each record's JSON text comes from deps.jsonCache
  * (records are immutable), so a hot list is assembled from ready-made texts.
  */
-export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, options: ListOptions<T, R>): void {
+export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Uses<'config' | 'validator' | 'jsonCache'>, options: ListOptions<T, R>): void {
   const { limits } = deps.config;
   const query = ctx.state.query;
   const declaration = listDeclaration(deps.validator.documents.get(options.schema)!);
@@ -108,7 +108,7 @@ export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, 
 }
 
 /** The service's page sizes, which every list uses unless its route says otherwise. */
-function listPageSizes(deps: Deps): PageSizes {
+function listPageSizes(deps: Uses<'config'>): PageSizes {
   return { sizeDefault: deps.config.limits.pageSizeDefault, sizeMax: deps.config.limits.pageSizeMax };
 }
 
@@ -118,7 +118,7 @@ function listPageSizes(deps: Deps): PageSizes {
  */
 export function paginate<T, R>(
   ctx: ApiContext,
-  deps: Deps,
+  deps: Uses<'config'>,
   fetch: (offset: number, limit: number) => { count: number; items: T[] },
   serialize: (item: T) => R,
   sizes: PageSizes = listPageSizes(deps),

@@ -8,7 +8,7 @@ import type { Body, Query } from '../validation/validator.ts';
 import { canonicalUuid, isUuid } from '../validation/validator.ts';
 import type { BodyReader } from './body.ts';
 import { fail } from './errors.ts';
-import type { Deps } from './deps.ts';
+import type { Uses } from './deps.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -67,7 +67,7 @@ export interface PageSizes {
   sizeMax: number;
 }
 
-export function mountRoutes(router: Router, routes: readonly Route[], deps: Deps, readBody: (bytesMax?: number) => BodyReader): void {
+export function mountRoutes(router: Router, routes: readonly Route[], deps: Uses<'authenticator' | 'validator' | 'config'>, readBody: (bytesMax?: number) => BodyReader): void {
   for (const route of routes) {
     const reader = route.body ? readBody(route.bodyBytesMax) : undefined;
     const pipeline = async (ctx: ApiContext) => {
@@ -120,7 +120,7 @@ export function replyJsonText(ctx: ApiContext, status: number, text: string): vo
  */
 export function replyRecord<T extends object>(
   ctx: ApiContext,
-  deps: Deps,
+  deps: Uses<'jsonCache'>,
   record: T,
   serialize: (record: T) => unknown,
   status = 200,

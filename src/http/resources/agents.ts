@@ -2,34 +2,30 @@
 // unique claim taken when the agent actor decides); DELETE is a soft delete that frees the slug
 // and leaves the agent's datasets, jobs and traces in place.
 import { randomUUID } from 'node:crypto';
-import type { AgentActor } from '../../actors/registry.ts';
 import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
-import { timestamp, type Deps } from '../deps.ts';
-import { or404 } from '../errors.ts';
+import { timestamp, type Uses } from '../deps.ts';
 import { replyPage } from '../list.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
-export function agentRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type AgentDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+
+export function agentRoutes(deps: AgentDeps): Route[] {
   const { registry, readModel, clock } = deps;
 
   /** A live agent the caller may see; anything else is 404. */
   const visibleAgent = (ctx: ApiContext): Agent =>
     seenOr404(deps, ctx.state.principal, readModel.agents.get(ctx.params.id!), (agent) => agent.project);
 
-  const actorOf = (agent: Agent): AgentActor => or404(registry.agent(agent.id));
-
   /** PUT and PATCH: only the fields sent change (DRF's update keeps the others). */
   const update = async (ctx: ApiContext) => {
     const agent = visibleAgent(ctx);
-    const actor = actorOf(agent);
     const changes = agentChanges(ctx.state.body);
     const target = changes.project === undefined ? agent.project : projectReference(deps, ctx.state.principal, changes.project);
-    const events = await registry.gates.pass([agent.project, target], () =>
-      actor.ask({ type: 'UpdateAgent', changes, now: timestamp(clock) }),
-    );
+    const events = await registry.write(registry.agent(agent.id), [agent.project, target], { type: 'UpdateAgent', changes, now: timestamp(clock) });
     reply(ctx, 200, agentJson(agentAfter(events)));
   };
 
@@ -88,8 +84,7 @@ export function agentRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const agent = visibleAgent(ctx);
-        const actor = actorOf(agent);
-        await registry.gates.pass([agent.project], () => actor.ask({ type: 'DeleteAgent', now: timestamp(clock) }));
+        await registry.write(registry.agent(agent.id), [agent.project], { type: 'DeleteAgent', now: timestamp(clock) });
         noContent(ctx);
       },
     },

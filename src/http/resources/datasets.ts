@@ -3,7 +3,6 @@
 // no operation changes a dataset once created (a new version is posted instead), which is what
 // lets a diff of two versions be computed once and paged through.
 import { randomUUID } from 'node:crypto';
-import type { AgentActor } from '../../actors/registry.ts';
 import { newDataset, type AgentEvent, type DatapointInput, type DatasetFields } from '../../domain/agent.ts';
 import { pickPresent, type Dataset } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
@@ -11,8 +10,8 @@ import { predicateFor } from '../../query/filters.ts';
 import type { Query } from '../../validation/validator.ts';
 import { diffDatapoints, diffPage, type Change, type DatasetDiff } from '../../views/dataset-diff.ts';
 import { LruCache } from '../../views/lru-cache.ts';
-import { timestamp, type Deps } from '../deps.ts';
-import { fail, or404 } from '../errors.ts';
+import { timestamp, type Uses } from '../deps.ts';
+import { fail } from '../errors.ts';
 import { listDeclaration, paginate, replyPage } from '../list.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
@@ -20,7 +19,10 @@ import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 
-export function datasetRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type DatasetDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+
+export function datasetRoutes(deps: DatasetDeps): Route[] {
   const { registry, readModel, clock, config } = deps;
   const matchesDatasetFilters = datasetFilterMatcher(deps);
 
@@ -29,9 +31,6 @@ export function datasetRoutes(deps: Deps): Route[] {
 
   // Datasets never change, so a diff stays right for as long as both exist.
   const diffs = new LruCache<string, DatasetDiff>(config.limits.diffCacheEntriesMax);
-
-  /** The dataset's agent actor: it stays after a soft delete, so a missing one means the dataset is gone. */
-  const ownerOf = (dataset: Dataset): AgentActor => or404(registry.agent(dataset.agent));
 
   return [
     {
@@ -77,7 +76,7 @@ export function datasetRoutes(deps: Deps): Route[] {
         );
         // make_active defaults to true; an explicit null is falsy, as in the original's Python.
         const makeActive = body.make_active === undefined || body.make_active === true;
-        const events = await registry.gates.pass([agent.project], () => actor.ask({ type: 'CreateDataset', dataset, makeActive }));
+        const events = await registry.write(actor, [agent.project], { type: 'CreateDataset', dataset, makeActive });
         replyJsonText(ctx, 201, datasetJsonText(createdDataset(events), deps.jsonCache));
       },
     },
@@ -99,8 +98,8 @@ export function datasetRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
-        const actor = ownerOf(dataset);
-        await registry.gates.pass([dataset.project], () => actor.ask({ type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) }));
+        // The dataset's agent actor stays after a soft delete: a missing one means the dataset is gone.
+        await registry.write(registry.agent(dataset.agent), [dataset.project], { type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) });
         noContent(ctx);
       },
     },
@@ -112,8 +111,7 @@ export function datasetRoutes(deps: Deps): Route[] {
       responses: { 200: 'datasets.dataset-response' },
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
-        const actor = ownerOf(dataset);
-        await registry.gates.pass([dataset.project], () => actor.ask({ type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) }));
+        await registry.write(registry.agent(dataset.agent), [dataset.project], { type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) });
         replyJsonText(ctx, 200, datasetJsonText(dataset, deps.jsonCache));
       },
     },
@@ -159,7 +157,7 @@ export function datasetRoutes(deps: Deps): Route[] {
  * DRF's get_object() filters the queryset before it looks the dataset up: the datasets list's own
  * filters, given on the datapoints URL, must all match the dataset or it is not found.
  */
-function datasetFilterMatcher(deps: Deps): (dataset: Dataset, query: Query) => boolean {
+function datasetFilterMatcher(deps: DatasetDeps): (dataset: Dataset, query: Query) => boolean {
   const { documents } = deps.validator;
   const accepted = new Set(Object.keys(documents.get('datasets.datapoints-query')!.properties as object));
   const filters = listDeclaration(documents.get('datasets.list-query')!).filters.filter((filter) => accepted.has(filter.param));

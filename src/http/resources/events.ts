@@ -10,7 +10,7 @@ import { changeTypes, type ChangeType } from '../../events/changes.ts';
 import type { ChangeFeed, FeedEvent, Subscriber } from '../../events/change-feed.ts';
 import { invalid } from '../../domain/rejection.ts';
 import { canonicalUuid } from '../../validation/validator.ts';
-import type { Deps } from '../deps.ts';
+import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import type { ApiContext, Route } from '../route.ts';
 import { canSee } from '../visibility.ts';
@@ -30,7 +30,10 @@ const opening = 'retry: 3000\n: stream open\n\n';
 const heartbeat = ': heartbeat\n\n';
 const reset = 'event: reset\ndata: {}\n\n';
 
-export function eventRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type EventDeps = Uses<'changes' | 'authenticator' | 'config' | 'readModel' | 'registry'>;
+
+export function eventRoutes(deps: EventDeps): Route[] {
   const { limits } = deps.config;
   const feed = deps.changes;
   const openByUser = new Map<number, number>();
@@ -80,7 +83,7 @@ function streamFilter(query: Record<string, unknown>): StreamFilter {
 }
 
 /** Answers the stream and resolves once it has ended, for whatever reason. */
-function streamTo(ctx: ApiContext, deps: Deps, feed: ChangeFeed, principal: Principal, filter: StreamFilter): Promise<void> {
+function streamTo(ctx: ApiContext, deps: EventDeps, feed: ChangeFeed, principal: Principal, filter: StreamFilter): Promise<void> {
   const { limits } = deps.config;
   ctx.status = 200;
   ctx.respond = false; // the stream is written here, not by Koa
@@ -131,7 +134,7 @@ function streamTo(ctx: ApiContext, deps: Deps, feed: ChangeFeed, principal: Prin
   });
 }
 
-async function stillAuthenticated(deps: Deps, ctx: ApiContext): Promise<boolean> {
+async function stillAuthenticated(deps: EventDeps, ctx: ApiContext): Promise<boolean> {
   try {
     await deps.authenticator.authenticate(ctx.headers);
     return true;

@@ -1,9 +1,12 @@
 // Health: open to everyone. Healthy while the store takes writes; when a write has failed, each
 // check probes the store again, so the answer recovers as soon as the store does.
-import type { Deps } from '../deps.ts';
+import type { Uses } from '../deps.ts';
 import { reply, type ApiContext, type Route } from '../route.ts';
 
-export function healthRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type HealthDeps = Uses<'health' | 'clock' | 'config'>;
+
+export function healthRoutes(deps: HealthDeps): Route[] {
   const startedMs = deps.clock.nowMs();
   const handle = async (ctx: ApiContext) => {
     const healthy = deps.health.isHealthy || (await deps.health.probe(deps.clock.nowMs()));

@@ -6,17 +6,17 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from '../../auth/pass
 import { InvalidToken } from '../../auth/tokens.ts';
 import type { ApiKey } from '../../domain/records.ts';
 import { Rejected, invalid } from '../../domain/rejection.ts';
-import { timestamp, type Deps } from '../deps.ts';
+import { timestamp, type Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
 import { noContent, reply, type Route } from '../route.ts';
 import { projectReference } from '../visibility.ts';
 
-/** last_used_at is a convenience, not a write per request: recorded at most this often. */
-const keyUseRecordIntervalMs = 60_000;
+/** What these routes use. */
+type IdentityDeps = Uses<'registry' | 'readModel' | 'tokens' | 'loginThrottle' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
-export function identityRoutes(deps: Deps): Route[] {
+export function identityRoutes(deps: IdentityDeps): Route[] {
   const { registry, readModel, tokens, config, clock } = deps;
   const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
 
@@ -169,27 +169,4 @@ export function identityRoutes(deps: Deps): Route[] {
       },
     },
   ];
-}
-
-/**
- * Records a key's use at most once a minute, in the background (a failure here is harmless),
- * with at most one recording in flight per key.
- */
-export function apiKeyUseRecorder(deps: Pick<Deps, 'registry' | 'clock' | 'logger'>): (apiKey: ApiKey) => void {
-  const inFlight = new Set<string>();
-  return (apiKey) => {
-    const now = deps.clock.nowMs();
-    if (inFlight.has(apiKey.id)) return;
-    if (apiKey.last_used_at !== null && now - Date.parse(apiKey.last_used_at) < keyUseRecordIntervalMs) return;
-    inFlight.add(apiKey.id);
-    deps.registry.identity
-      .ask({
-        type: 'RecordApiKeyUse',
-        id: apiKey.id,
-        at: new Date(now).toISOString(),
-        unlessUsedSince: new Date(now - keyUseRecordIntervalMs).toISOString(),
-      })
-      .catch((error: unknown) => deps.logger.debug({ err: error }, 'could not record API key use'))
-      .finally(() => inFlight.delete(apiKey.id));
-  };
 }

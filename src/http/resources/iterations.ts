@@ -7,7 +7,7 @@ import type { Principal } from '../../auth/authenticate.ts';
 import { newIteration, type IterationChanges } from '../../domain/job.ts';
 import { iterationWritableFields, pickPresent, type Job, type JobIteration } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
-import { timestamp, type Deps } from '../deps.ts';
+import { timestamp, type Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { iterationComparisonJson, iterationJson } from '../representations.ts';
@@ -17,7 +17,10 @@ import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 /** The fields an update changes in place; `job` moves the iteration instead. */
 const changeFields = iterationWritableFields.filter((field) => field !== 'job');
 
-export function iterationRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type IterationDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+
+export function iterationRoutes(deps: IterationDeps): Route[] {
   const { registry, readModel, clock } = deps;
   const iterationsMax = deps.config.limits.iterationsPerJobMax;
 
@@ -62,8 +65,7 @@ export function iterationRoutes(deps: Deps): Route[] {
     if (targetId !== undefined && targetId !== iteration.job) {
       await move(iteration, principal, targetId, changes);
     } else {
-      const actor = or404(registry.job(iteration.job));
-      await registry.gates.pass([iteration.project], () => actor.ask({ type: 'UpdateIteration', id: iteration.id, changes }));
+      await registry.write(registry.job(iteration.job), [iteration.project], { type: 'UpdateIteration', id: iteration.id, changes });
     }
     answerIteration(ctx, 200, iteration.id);
   };
@@ -99,7 +101,7 @@ export function iterationRoutes(deps: Deps): Route[] {
           { id: randomUUID(), now: timestamp(clock), job: job.id, project: job.project, iterationName: body.iteration_name as string },
           pickPresent<IterationChanges>(body, changeFields),
         );
-        await registry.gates.pass([job.project], () => actor.ask({ type: 'AddIteration', iteration, iterationsMax }));
+        await registry.write(actor, [job.project], { type: 'AddIteration', iteration, iterationsMax });
         answerIteration(ctx, 201, iteration.id);
       },
     },
@@ -123,8 +125,7 @@ export function iterationRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        const actor = or404(registry.job(iteration.job));
-        await registry.gates.pass([iteration.project], () => actor.ask({ type: 'RemoveIteration', id: iteration.id }));
+        await registry.write(registry.job(iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
         noContent(ctx);
       },
     },

@@ -8,7 +8,7 @@ import { jobWritableFields, pickPresent, type Agent, type Job } from '../../doma
 import { invalid } from '../../domain/rejection.ts';
 import { canonicalUuid } from '../../validation/validator.ts';
 import { progressPage, progressSummary } from '../../views/job-progress.ts';
-import { timestamp, type Deps } from '../deps.ts';
+import { timestamp, type Uses } from '../deps.ts';
 import { or404 } from '../errors.ts';
 import { paginate, replyPage } from '../list.ts';
 import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
@@ -17,7 +17,10 @@ import { agentReference, projectReference, seenOr404, visibleProjects } from '..
 
 const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
 
-export function jobRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type JobDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+
+export function jobRoutes(deps: JobDeps): Route[] {
   const { registry, readModel, clock } = deps;
 
   // A chart wants every point at once: progress pages are larger than other lists'.
@@ -67,9 +70,8 @@ export function jobRoutes(deps: Deps): Route[] {
     const job = visibleJob(ctx);
     const changes = pickPresent<JobChanges>(body, jobWritableFields);
     const project = projectAfterUpdate(principal, job, changes);
-    const actor = or404(registry.job(job.id));
     const projects = project === job.project ? [project] : [job.project, project];
-    await registry.gates.pass(projects, () => actor.ask({ type: 'UpdateJob', changes, now: timestamp(clock) }));
+    await registry.write(registry.job(job.id), projects, { type: 'UpdateJob', changes, now: timestamp(clock) });
     answerJob(ctx, 200, job.id);
   };
 
@@ -133,8 +135,7 @@ export function jobRoutes(deps: Deps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const job = visibleJob(ctx);
-        const actor = or404(registry.job(job.id));
-        await registry.gates.pass([job.project], () => actor.ask({ type: 'DeleteJob' }));
+        await registry.write(registry.job(job.id), [job.project], { type: 'DeleteJob' });
         noContent(ctx);
       },
     },

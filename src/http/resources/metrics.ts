@@ -2,10 +2,13 @@
 // credential of this service stands for an operator: users and API keys belong to tenants, and
 // a tenant must not read service-wide figures. So the route is open and shows only aggregates
 // that name no tenant and no record (src/http/metrics.ts).
-import type { Deps } from '../deps.ts';
+import type { Uses } from '../deps.ts';
 import type { Route } from '../route.ts';
 
-export function metricsRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type MetricsDeps = Uses<'metrics'>;
+
+export function metricsRoutes(deps: MetricsDeps): Route[] {
   return [
     {
       method: 'GET',

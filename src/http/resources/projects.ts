@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { newMembership, newProject, type ProjectChanges } from '../../domain/project.ts';
 import { pickPresent, type Project, type User } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
-import { timestamp, type Deps } from '../deps.ts';
+import { timestamp, type Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { membershipJson, projectJson } from '../representations.ts';
@@ -13,7 +13,10 @@ import { seenOr404, visibleProjects } from '../visibility.ts';
 
 const projectFields = ['name', 'slug', 'description', 'is_active', 'settings'];
 
-export function projectRoutes(deps: Deps): Route[] {
+/** What these routes use. */
+type ProjectDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+
+export function projectRoutes(deps: ProjectDeps): Route[] {
   const { registry, readModel, clock } = deps;
 
   const visibleProject = (ctx: ApiContext, id: string): Project =>
@@ -21,9 +24,8 @@ export function projectRoutes(deps: Deps): Route[] {
 
   const update = async (ctx: ApiContext) => {
     const project = visibleProject(ctx, ctx.params.id!);
-    const actor = or404(registry.project(project.id));
     const changes = pickPresent<ProjectChanges>(ctx.state.body, projectFields);
-    await registry.gates.pass([project.id], () => actor.ask({ type: 'UpdateProject', changes, now: timestamp(clock) }));
+    await registry.write(registry.project(project.id), [project.id], { type: 'UpdateProject', changes, now: timestamp(clock) });
     reply(ctx, 200, projectJson(readModel.projects.get(project.id)!));
   };
 
@@ -117,11 +119,9 @@ export function projectRoutes(deps: Deps): Route[] {
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const user = memberToAdd(deps, ctx.state.body);
-        const actor = or404(registry.project(project.id));
         const membership = newMembership({ id: randomUUID(), project: project.id, now: timestamp(clock) }, user);
-        await registry.gates.pass([project.id], () =>
-          actor.ask({ type: 'AddMember', membership, membershipsMax: deps.config.limits.membershipsPerProjectMax }),
-        );
+        const membershipsMax = deps.config.limits.membershipsPerProjectMax;
+        await registry.write(registry.project(project.id), [project.id], { type: 'AddMember', membership, membershipsMax });
         reply(ctx, 201, membershipJson(readModel.membershipsByUser.get(user.id)!.get(project.id)!));
       },
     },
@@ -136,17 +136,15 @@ export function projectRoutes(deps: Deps): Route[] {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const membership = readModel.memberships.get(ctx.params.id!);
         if (!membership || membership.project !== project.id) throw fail.notFound();
-        const actor = or404(registry.project(project.id));
-        await registry.gates.pass([project.id], () =>
-          actor.ask({ type: 'RemoveMember', id: membership.id, requestedBy: ctx.state.principal.user.id }),
-        );
+        const requestedBy = ctx.state.principal.user.id;
+        await registry.write(registry.project(project.id), [project.id], { type: 'RemoveMember', id: membership.id, requestedBy });
         noContent(ctx);
       },
     },
   ];
 }
 
-function memberToAdd(deps: Deps, body: Record<string, unknown>): User {
+function memberToAdd(deps: ProjectDeps, body: Record<string, unknown>): User {
   const userId = body.user_id as number | null | undefined;
   const email = body.email as string | null | undefined;
   if (userId != null) {
