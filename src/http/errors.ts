@@ -9,6 +9,7 @@ import { ActorUnavailable } from '../actors/actor.ts';
 import { ProjectClosed } from '../actors/project-gates.ts';
 import { AuthError } from '../auth/auth-error.ts';
 import { Rejected, type FieldErrors } from '../domain/rejection.ts';
+import { InvalidPage } from '../query/pagination.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -66,6 +67,7 @@ interface StatusError {
 /** Maps any thrown value to the API error a client should see; null for a genuine 500. */
 export function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
+  if (error instanceof InvalidPage) return fail.notFound(error.message);
   if (error instanceof AuthError) return error.reason === 'missing' ? fail.notAuthenticated() : fail.authenticationFailed(error.detail, error.code);
   if (error instanceof Rejected) {
     const rejection = error.rejection;

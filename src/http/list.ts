@@ -6,13 +6,13 @@ import type { Identified } from '../query/collection.ts';
 import type { Filter, FilterOp } from '../query/filters.ts';
 import { runList, type Listable } from '../query/list.ts';
 import { parseOrdering } from '../query/ordering.ts';
+import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
 import { splitSearchTerms } from '../query/search.ts';
 import { parseDateOrDateTime, toTimestamp } from '../validation/datetime.ts';
 import { canonicalUuid } from '../validation/validator.ts';
 import type { Uses } from './deps.ts';
-import { fail } from './errors.ts';
 import { withLiveFields } from './representations.ts';
-import { replyJsonText, type ApiContext, type PageSizes } from './route.ts';
+import { replyJsonText, type ApiContext } from './route.ts';
 
 export interface Envelope<T> {
   count: number;
@@ -113,54 +113,24 @@ function listPageSizes(deps: Uses<'config'>): PageSizes {
 }
 
 /**
- * DRF's page-number pagination over any source that can count its items and cut a page: the
- * requested page (or "last"), "Invalid page." past the end, and the envelope with its links.
+ * DRF's page-number pagination over any source that can count its items and cut a page (the
+ * decisions are query/pagination.ts's): the envelope with its absolute links.
  */
 export function paginate<T, R>(
   ctx: ApiContext,
   deps: Uses<'config'>,
-  fetch: (offset: number, limit: number) => { count: number; items: T[] },
+  fetch: (offset: number, limit: number) => Page<T>,
   serialize: (item: T) => R,
   sizes: PageSizes = listPageSizes(deps),
 ): Envelope<R> {
-  const { limits } = deps.config;
   const query = ctx.state.query;
-  const size = pageSize(query.page_size, sizes.sizeDefault, sizes.sizeMax);
-  const requested = pageNumber(query.page, limits.pageNumberMax);
-  let page = requested === 'last' ? 1 : requested;
-  let result = fetch((page - 1) * size, size);
-  const pages = Math.max(1, Math.ceil(result.count / size));
-  if (requested === 'last' && pages > 1) {
-    page = pages;
-    result = fetch((page - 1) * size, size);
-  }
-  if (page > pages) throw fail.notFound('Invalid page.');
+  const page = cutPage(pageNumber(query.page, deps.config.limits.pageNumberMax), pageSize(query.page_size, sizes), fetch);
   return {
-    count: result.count,
-    next: page < pages ? pageLink(ctx, page + 1) : null,
-    previous: page > 1 ? pageLink(ctx, page - 1) : null,
-    results: result.items.map(serialize),
+    count: page.count,
+    next: page.number < page.pages ? pageLink(ctx, page.number + 1) : null,
+    previous: page.number > 1 ? pageLink(ctx, page.number - 1) : null,
+    results: page.items.map(serialize),
   };
-}
-
-/** DRF's page number: a positive integer (or "last"); anything else is "Invalid page.". */
-function pageNumber(raw: unknown, pageMax: number): number | 'last' {
-  if (raw === undefined) return 1;
-  const text = String(raw).trim();
-  if (text === 'last') return 'last';
-  if (!/^\+?\d+$/.test(text)) throw fail.notFound('Invalid page.');
-  const page = Number(text);
-  if (page < 1 || page > pageMax) throw fail.notFound('Invalid page.');
-  return page;
-}
-
-/** DRF's page_size: a positive integer clamped to the maximum; anything else means the default. */
-function pageSize(raw: unknown, sizeDefault: number, sizeMax: number): number {
-  if (raw === undefined) return sizeDefault;
-  const text = String(raw).trim();
-  if (!/^\+?\d+$/.test(text)) return sizeDefault;
-  const size = Number(text);
-  return size < 1 ? sizeDefault : Math.min(size, sizeMax);
 }
 
 /**

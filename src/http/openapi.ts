@@ -6,7 +6,8 @@ import { STATUS_CODES } from 'node:http';
 import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../config.ts';
 import type { FilterOp } from '../query/filters.ts';
-import type { HttpMethod, PageSizes, ResponseBody, Route } from './route.ts';
+import type { PageSizes } from '../query/pagination.ts';
+import type { HttpMethod, ResponseBody, Route } from './route.ts';
 
 export type JsonObject = { [key: string]: unknown };
 

@@ -4,6 +4,7 @@
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import type { Principal } from '../auth/authenticate.ts';
+import type { PageSizes } from '../query/pagination.ts';
 import type { Body, Query } from '../validation/validator.ts';
 import { canonicalUuid, isUuid } from '../validation/validator.ts';
 import type { BodyReader } from './body.ts';
@@ -60,12 +61,6 @@ export interface Route {
 export type ResponseBody = string | { list: string } | { media: Readonly<Record<string, string | null>> } | null;
 
 export type HandlerErrorStatus = 401 | 403 | 409 | 429;
-
-/** What `page_size` is when none is asked, and the most it is clamped to. */
-export interface PageSizes {
-  sizeDefault: number;
-  sizeMax: number;
-}
 
 export function mountRoutes(router: Router, routes: readonly Route[], deps: Uses<'authenticator' | 'validator' | 'config'>, readBody: (bytesMax?: number) => BodyReader): void {
   for (const route of routes) {

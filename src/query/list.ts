@@ -5,6 +5,7 @@
 import { Collection, type Identified } from './collection.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from './filters.ts';
 import { comparatorFor, isReverseOf, isSameOrdering, type OrderKey, type RecordComparator } from './ordering.ts';
+import type { Page } from './pagination.ts';
 import { searchPredicate } from './search.ts';
 import type { SortedList } from './sorted-list.ts';
 
@@ -20,10 +21,6 @@ export interface ListRequest {
   limit: number;
 }
 
-export interface ListResult<T> {
-  count: number;
-  items: T[];
-}
 
 /** Records of one partition in an array kept in `defaultOrdering` (it is never re-sorted). */
 export interface SortedRecords<T> {
@@ -41,7 +38,7 @@ interface SortedSource<T> {
   iterate(start?: number, reverse?: boolean): Iterable<T>;
 }
 
-export function runList<T extends Identified>(listable: Listable<T>, request: ListRequest): ListResult<T> {
+export function runList<T extends Identified>(listable: Listable<T>, request: ListRequest): Page<T> {
   const { sources, residual, defaultOrdering, compare } =
     listable instanceof Collection ? collectionSources(listable, request) : sortedRecordsSources(listable, request);
   const predicate = allOf([
@@ -123,7 +120,7 @@ function fromSortedSources<T extends object>(
   predicate: Predicate | null,
   offset: number,
   limit: number,
-): ListResult<T> {
+): Page<T> {
   if (!predicate && sources.length <= 1) {
     const source = sources[0];
     if (!source) return { count: 0, items: [] };
