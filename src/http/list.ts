@@ -1,15 +1,13 @@
-// The HTTP end of the list pipeline: the query schema names each filter (x-filter), the ordering
-// whitelist (x-ordering) and the search fields (x-search); this turns a validated query into a
-// ListRequest, runs it, and answers DRF's paginated envelope with absolute next/previous links.
-import type { AnySchemaObject } from 'ajv';
+// The HTTP end of the list pipeline: turns a validated query into a ListRequest by what its query
+// schema declares (validation/list-vocabulary.ts), runs it, and answers DRF's paginated envelope
+// with absolute next/previous links.
 import type { Identified } from '../query/collection.ts';
-import type { Filter, FilterOp } from '../query/filters.ts';
+import type { Filter } from '../query/filters.ts';
 import { runList, type Listable } from '../query/list.ts';
 import { parseOrdering } from '../query/ordering.ts';
 import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
 import { splitSearchTerms } from '../query/search.ts';
-import { parseDateOrDateTime, toTimestamp } from '../validation/datetime.ts';
-import { canonicalUuid } from '../validation/validator.ts';
+import { listDeclaration } from '../validation/list-vocabulary.ts';
 import type { Uses } from './deps.ts';
 import { withLiveFields } from './representations.ts';
 import { replyJsonText, type ApiContext } from './route.ts';
@@ -19,46 +17,6 @@ export interface Envelope<T> {
   next: string | null;
   previous: string | null;
   results: T[];
-}
-
-interface FilterDeclaration {
-  param: string;
-  field: string;
-  op: FilterOp;
-  parse: (value: unknown) => unknown;
-}
-
-export interface ListDeclaration {
-  filters: FilterDeclaration[];
-  ordering: Set<string>;
-  search: string[];
-}
-
-const declarations = new WeakMap<AnySchemaObject, ListDeclaration>();
-
-/** What a list query schema declares (read once per schema). */
-export function listDeclaration(schema: AnySchemaObject): ListDeclaration {
-  let declaration = declarations.get(schema);
-  if (declaration) return declaration;
-  const filters: FilterDeclaration[] = [];
-  for (const [param, property] of Object.entries((schema.properties ?? {}) as Record<string, AnySchemaObject>)) {
-    const filter = property['x-filter'] as { field?: string; op: FilterOp } | undefined;
-    if (filter) filters.push({ param, field: filter.field ?? param, op: filter.op, parse: parserFor(property, filter.op) });
-  }
-  declaration = {
-    filters,
-    ordering: new Set((schema['x-ordering'] as string[] | undefined) ?? []),
-    search: (schema['x-search'] as string[] | undefined) ?? [],
-  };
-  declarations.set(schema, declaration);
-  return declaration;
-}
-
-function parserFor(property: AnySchemaObject, op: FilterOp): (value: unknown) => unknown {
-  if (op === 'in') return (value) => String(value).split(',').map((part) => part.trim()).filter(Boolean);
-  if (property.format === 'datetime-or-date') return (value) => toTimestamp(parseDateOrDateTime(String(value))!);
-  if (property.format === 'uuid') return (value) => canonicalUuid(String(value));
-  return (value) => value;
 }
 
 export interface ListOptions<T extends Identified, R> {

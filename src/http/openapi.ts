@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../config.ts';
 import type { FilterOp } from '../query/filters.ts';
+import { listDeclaration } from '../validation/list-vocabulary.ts';
 import type { PageSizes } from '../query/pagination.ts';
 import type { HttpMethod, ResponseBody, Route } from './route.ts';
 
@@ -283,22 +284,23 @@ const filterWording: Record<FilterOp, string> = {
   in: 'is one of these (comma-separated)',
 };
 
-/** What a list parameter does, from what its query schema declares (x-filter, x-ordering, x-search). */
+/** What a list parameter does, from what its query schema declares (validation/list-vocabulary.ts). */
 function parameterDescription(name: string, property: AnySchemaObject, schema: AnySchemaObject, sizes: PageSizes): string | undefined {
+  const declaration = listDeclaration(schema);
   switch (name) {
     case 'page':
       return 'A page number within the paginated result set (from 1), or "last".';
     case 'page_size':
       return `Number of results to return per page (default ${sizes.sizeDefault}, at most ${sizes.sizeMax}).`;
     case 'ordering':
-      return `Which field to use when ordering the results: ${(schema['x-ordering'] as string[]).join(', ')}. Prefix "-" for descending; separate several with commas.`;
+      return `Which field to use when ordering the results: ${[...declaration.ordering].join(', ')}. Prefix "-" for descending; separate several with commas.`;
     case 'search':
-      return `A search term, matched case-insensitively against ${(schema['x-search'] as string[]).join(', ')}. Every term (split on spaces and commas, "quoted phrases" whole) must match.`;
+      return `A search term, matched case-insensitively against ${declaration.search.join(', ')}. Every term (split on spaces and commas, "quoted phrases" whole) must match.`;
   }
-  const filter = property['x-filter'] as { field?: string; op: FilterOp; scale?: number } | undefined;
+  const filter = declaration.filters.find((candidate) => candidate.param === name);
   if (filter) {
     const scaled = filter.scale ? `, times ${filter.scale}` : '';
-    return `Only items whose ${filter.field ?? name} ${filterWording[filter.op]}${scaled}.`;
+    return `Only items whose ${filter.field} ${filterWording[filter.op]}${scaled}.`;
   }
   return (property.description ?? property['x-description']) as string | undefined;
 }

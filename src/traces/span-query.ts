@@ -3,7 +3,7 @@
 // on the stored span (values converted to the stored form), plus search terms and ordering.
 import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../config.ts';
-import { listDeclaration } from '../http/list.ts';
+import { listDeclaration } from '../validation/list-vocabulary.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from '../query/filters.ts';
 import { comparatorFor, parseOrdering, type OrderKey, type RecordComparator } from '../query/ordering.ts';
 import { searchPredicate, splitSearchTerms } from '../query/search.ts';
@@ -44,12 +44,11 @@ export function parseSpanQuery(
   limits: Limits,
 ): SpanQuery {
   const declaration = listDeclaration(schema);
-  const properties = schema.properties as Record<string, AnySchemaObject>;
   let projects = [...visibleProjects];
   const filters: Filter[] = [];
   let min = 0n;
   let max = (1n << 64n) - 1n;
-  for (const { param, field, op, parse } of declaration.filters) {
+  for (const { param, field, op, scale, parse } of declaration.filters) {
     const value = query[param];
     if (value === undefined) continue;
     if (field === 'project') {
@@ -59,7 +58,6 @@ export function parseSpanQuery(
       if (op === 'gte' && nanos > min) min = nanos;
       if (op === 'lte' && nanos < max) max = nanos;
     } else {
-      const scale = (properties[param]?.['x-filter'] as { scale?: number } | undefined)?.scale;
       filters.push({ field, op, value: storedForm(field, scale === undefined ? parse(value) : (value as number) * scale) });
     }
   }

@@ -12,7 +12,8 @@ import { diffDatapoints, diffPage, type Change, type DatasetDiff } from '../../v
 import { LruCache } from '../../views/lru-cache.ts';
 import { timestamp, type Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listDeclaration, paginate, replyPage } from '../list.ts';
+import { listDeclaration } from '../../validation/list-vocabulary.ts';
+import { paginate, replyPage } from '../list.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';

@@ -1,0 +1,53 @@
+// The list vocabulary of query schemas, read in one place: each filter (`x-filter`: the record
+// field it tests, its operation, and a scale for unit conversions), the ordering whitelist
+// (`x-ordering`) and the search fields (`x-search`). The list pipeline, the span queries and the
+// API document all read a query schema through this.
+import type { AnySchemaObject } from 'ajv';
+import type { FilterOp } from '../query/filters.ts';
+import { parseDateOrDateTime, toTimestamp } from './datetime.ts';
+import { canonicalUuid } from './validator.ts';
+
+export interface FilterDeclaration {
+  /** The query parameter. */
+  param: string;
+  /** The record field it tests (the parameter's name unless said otherwise). */
+  field: string;
+  op: FilterOp;
+  /** What the value is multiplied by before it is compared (milliseconds to nanoseconds). */
+  scale: number | undefined;
+  /** The value as the filter compares it (UUIDs canonical, dates as timestamps, lists split). */
+  parse: (value: unknown) => unknown;
+}
+
+export interface ListDeclaration {
+  filters: FilterDeclaration[];
+  ordering: Set<string>;
+  search: string[];
+}
+
+const declarations = new WeakMap<AnySchemaObject, ListDeclaration>();
+
+/** What a list query schema declares (read once per schema). */
+export function listDeclaration(schema: AnySchemaObject): ListDeclaration {
+  let declaration = declarations.get(schema);
+  if (declaration) return declaration;
+  const filters: FilterDeclaration[] = [];
+  for (const [param, property] of Object.entries((schema.properties ?? {}) as Record<string, AnySchemaObject>)) {
+    const filter = property['x-filter'] as { field?: string; op: FilterOp; scale?: number } | undefined;
+    if (filter) filters.push({ param, field: filter.field ?? param, op: filter.op, scale: filter.scale, parse: parserFor(property, filter.op) });
+  }
+  declaration = {
+    filters,
+    ordering: new Set((schema['x-ordering'] as string[] | undefined) ?? []),
+    search: (schema['x-search'] as string[] | undefined) ?? [],
+  };
+  declarations.set(schema, declaration);
+  return declaration;
+}
+
+function parserFor(property: AnySchemaObject, op: FilterOp): (value: unknown) => unknown {
+  if (op === 'in') return (value) => String(value).split(',').map((part) => part.trim()).filter(Boolean);
+  if (property.format === 'datetime-or-date') return (value) => toTimestamp(parseDateOrDateTime(String(value))!);
+  if (property.format === 'uuid') return (value) => canonicalUuid(String(value));
+  return (value) => value;
+}
