@@ -2449,7 +2449,7 @@ export interface operations {
                 model?: string;
                 /** @description Only items whose name equals this. */
                 name?: string;
-                /** @description Only items whose project equals this. */
+                /** @description The project: every record's partition, so this narrows the projects searched rather than filtering records. */
                 project?: string;
                 /** @description Only items whose slug equals this. */
                 slug?: string;
@@ -2896,7 +2896,7 @@ export interface operations {
                 created_before?: string;
                 /** @description Only items whose data_source equals this. */
                 data_source?: string;
-                /** @description The project is each job's partition: this narrows the partitions searched instead of filtering records. */
+                /** @description The project: every record's partition, so this narrows the projects searched rather than filtering records. */
                 project?: string;
                 /** @description Only items whose prompt_slug equals this. */
                 prompt_slug?: string;
@@ -3403,7 +3403,7 @@ export interface operations {
     traces_services_list: {
         parameters: {
             query?: {
-                /** @description Only items whose project equals this. */
+                /** @description The project: every record's partition, so this narrows the projects searched rather than filtering records. */
                 project?: string;
                 /** @description Only items whose agent equals this. */
                 agent?: string;
@@ -3479,7 +3479,7 @@ export interface operations {
     traces_list: {
         parameters: {
             query?: {
-                /** @description Only items whose project equals this. */
+                /** @description The project: every record's partition, so this narrows the projects searched rather than filtering records. */
                 project?: string;
                 /** @description Only items whose agent equals this. */
                 agent?: string;
@@ -3555,7 +3555,7 @@ export interface operations {
     traces_retrieve: {
         parameters: {
             query?: {
-                /** @description Only items whose project equals this. */
+                /** @description The project: every record's partition, so this narrows the projects searched rather than filtering records. */
                 project?: string;
                 /** @description Only items whose agent equals this. */
                 agent?: string;

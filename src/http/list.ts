@@ -7,7 +7,7 @@ import { runList, type Listable } from '../query/list.ts';
 import { parseOrdering } from '../query/ordering.ts';
 import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
 import { splitSearchTerms } from '../query/search.ts';
-import { listDeclaration } from '../validation/list-vocabulary.ts';
+import { listDeclaration, partitionsOf } from '../validation/list-vocabulary.ts';
 import type { Uses } from './deps.ts';
 import { withLiveFields } from './representations.ts';
 import { replyJsonText, type ApiContext } from './route.ts';
@@ -23,8 +23,8 @@ export interface ListOptions<T extends Identified, R> {
   /** $id of the query schema that declares filters, ordering and search. */
   schema: string;
   collection: Listable<T>;
-  /** Partitions (projects) the caller may see. */
-  partitions: Iterable<string>;
+  /** Partitions (projects) the caller may see; the query's partition parameter narrows them. */
+  partitions: readonly string[];
   serialize: (record: T) => R;
   /** Fields that follow other records, appended to each item's cached text (see withLiveFields). */
   liveFields?: (record: T) => object;
@@ -46,7 +46,7 @@ export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Uses<'
     if (value !== undefined) filters.push({ field: filter.field, op: filter.op, value: filter.parse(value) });
   }
   const request = {
-    partitions: options.partitions,
+    partitions: partitionsOf(declaration, query, options.partitions),
     filters,
     searchTerms: typeof query.search === 'string' ? splitSearchTerms(query.search, limits.searchTermsMax) : [],
     searchFields: declaration.search,

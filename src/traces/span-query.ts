@@ -3,7 +3,7 @@
 // on the stored span (values converted to the stored form), plus search terms and ordering.
 import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../config.ts';
-import { listDeclaration } from '../validation/list-vocabulary.ts';
+import { listDeclaration, partitionsOf } from '../validation/list-vocabulary.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from '../query/filters.ts';
 import { comparatorFor, parseOrdering, type OrderKey, type RecordComparator } from '../query/ordering.ts';
 import { searchPredicate, splitSearchTerms } from '../query/search.ts';
@@ -44,16 +44,14 @@ export function parseSpanQuery(
   limits: Limits,
 ): SpanQuery {
   const declaration = listDeclaration(schema);
-  let projects = [...visibleProjects];
+  const projects = partitionsOf(declaration, query, visibleProjects);
   const filters: Filter[] = [];
   let min = 0n;
   let max = (1n << 64n) - 1n;
   for (const { param, field, op, scale, parse } of declaration.filters) {
     const value = query[param];
     if (value === undefined) continue;
-    if (field === 'project') {
-      projects = projects.filter((project) => project === parse(value));
-    } else if (field === 'start_time_ns') {
+    if (field === 'start_time_ns') {
       const nanos = exactNanos(lastValue(raw[param]) ?? String(value), op);
       if (op === 'gte' && nanos > min) min = nanos;
       if (op === 'lte' && nanos < max) max = nanos;

@@ -1,6 +1,7 @@
 // The list vocabulary of query schemas, read in one place: each filter (`x-filter`: the record
-// field it tests, its operation, and a scale for unit conversions), the ordering whitelist
-// (`x-ordering`) and the search fields (`x-search`). The list pipeline, the span queries and the
+// field it tests, its operation, and a scale for unit conversions), the parameter naming the
+// partition (`x-partition`: the project, which narrows the projects searched rather than
+// filtering records), the ordering whitelist (`x-ordering`) and the search fields (`x-search`). The list pipeline, the span queries and the
 // API document all read a query schema through this.
 import type { AnySchemaObject } from 'ajv';
 import type { FilterOp } from '../query/filters.ts';
@@ -21,6 +22,8 @@ export interface FilterDeclaration {
 
 export interface ListDeclaration {
   filters: FilterDeclaration[];
+  /** The parameter that names one partition (project), if the list takes one. */
+  partition: string | null;
   ordering: Set<string>;
   search: string[];
 }
@@ -32,17 +35,28 @@ export function listDeclaration(schema: AnySchemaObject): ListDeclaration {
   let declaration = declarations.get(schema);
   if (declaration) return declaration;
   const filters: FilterDeclaration[] = [];
+  let partition: string | null = null;
   for (const [param, property] of Object.entries((schema.properties ?? {}) as Record<string, AnySchemaObject>)) {
+    if (property['x-partition'] === true) partition = param;
     const filter = property['x-filter'] as { field?: string; op: FilterOp; scale?: number } | undefined;
     if (filter) filters.push({ param, field: filter.field ?? param, op: filter.op, scale: filter.scale, parse: parserFor(property, filter.op) });
   }
   declaration = {
     filters,
+    partition,
     ordering: new Set((schema['x-ordering'] as string[] | undefined) ?? []),
     search: (schema['x-search'] as string[] | undefined) ?? [],
   };
   declarations.set(schema, declaration);
   return declaration;
+}
+
+/** The visible partitions a query searches: all of them, or the one its partition parameter names. */
+export function partitionsOf(declaration: ListDeclaration, query: Readonly<Record<string, unknown>>, visible: readonly string[]): string[] {
+  const named = declaration.partition === null ? undefined : query[declaration.partition];
+  if (typeof named !== 'string') return [...visible];
+  const wanted = canonicalUuid(named);
+  return visible.filter((partition) => partition === wanted);
 }
 
 function parserFor(property: AnySchemaObject, op: FilterOp): (value: unknown) => unknown {

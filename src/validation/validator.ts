@@ -181,7 +181,7 @@ function createAjv(coerce: boolean): Ajv {
   ajv.addFormat('uuid', { type: 'string', validate: isUuid });
   ajv.addFormat('datetime', { type: 'string', validate: isDateTime });
   ajv.addFormat('datetime-or-date', { type: 'string', validate: isDateOrDateTime });
-  ajv.addVocabulary(['x-kind', 'x-trim', 'x-use', 'x-filter', 'x-ordering', 'x-search', 'x-description', 'x-pick']);
+  ajv.addVocabulary(['x-kind', 'x-trim', 'x-use', 'x-filter', 'x-ordering', 'x-search', 'x-description', 'x-pick', 'x-partition']);
   return ajv;
 }
 

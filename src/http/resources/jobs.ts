@@ -6,7 +6,6 @@ import type { Principal } from '../../auth/authenticate.ts';
 import { newJob, type JobChanges } from '../../domain/job.ts';
 import { jobWritableFields, pickPresent, type Agent, type Job } from '../../domain/records.ts';
 import { invalid } from '../../domain/rejection.ts';
-import { canonicalUuid } from '../../validation/validator.ts';
 import { progressPage, progressSummary } from '../../views/job-progress.ts';
 import { timestamp, type Uses } from '../deps.ts';
 import { or404 } from '../errors.ts';
@@ -84,14 +83,10 @@ export function jobRoutes(deps: JobDeps): Route[] {
       summary: 'List jobs (newest first by default).',
       responses: { 200: { list: 'jobs.job-list-item-response' } },
       handle(ctx) {
-        const visible = visibleProjects(deps, ctx.state.principal);
-        // The project is each job's partition: its filter narrows the partitions searched.
-        const project = ctx.state.query.project;
-        const partitions = typeof project === 'string' ? visible.filter((id) => id === canonicalUuid(project)) : visible;
         replyPage(ctx, deps, {
           schema: 'jobs.list-query',
           collection: readModel.jobs,
-          partitions,
+          partitions: visibleProjects(deps, ctx.state.principal),
           serialize: jobListItemJson,
           liveFields: (job) => jobLiveFields(readModel.agentLabel(job.agent)),
         });
