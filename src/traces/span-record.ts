@@ -5,7 +5,7 @@
 import { Packr } from 'msgpackr';
 import { hexToNanos } from './nanos.ts';
 import type { JsonValue } from './json-text.ts';
-import { spanTypeOf } from './span-type.ts';
+import { spanTypeOf, type Attributes } from './span-type.ts';
 
 export interface SpanRecord {
   readonly trace_id: string;
@@ -36,8 +36,6 @@ export interface SpanRecord {
   /** The resource's attributes, packed (one blob shared by every span of the resource). */
   readonly resource: Uint8Array;
 }
-
-export type Attributes = { [key: string]: JsonValue };
 
 // Type aliases, not interfaces: they must be assignable to JsonValue for the writer.
 export type SpanEvent = {

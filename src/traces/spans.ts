@@ -3,9 +3,9 @@
 // partial success reports it; the rest of the request is kept.
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, OtlpEvent, OtlpLink, OtlpSpan } from './otlp.ts';
 import { int64ToExact, uint64Difference, uint64ToBigInt, uint64ToHex } from './nanos.ts';
-import { pack, type Attributes, type SpanDetail, type SpanEvent, type SpanLink, type SpanRecord } from './span-record.ts';
+import { pack, type SpanDetail, type SpanEvent, type SpanLink, type SpanRecord } from './span-record.ts';
 import type { JsonValue } from './json-text.ts';
-import { tokensOf } from './span-type.ts';
+import { tokensOf, type Attributes } from './span-type.ts';
 
 /** Resource and span attributes that link spans to the service's records. */
 export const linkAttributes = {

@@ -3,7 +3,7 @@
 // batches through the same writer as ingests, so they never hold the store for long.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Clock } from '../http/deps.ts';
+import type { Clock } from '../clock.ts';
 import { millisToNanos, nanosToHex } from './nanos.ts';
 import type { SpanRecord } from './span-record.ts';
 import { SpanStore } from './span-store.ts';

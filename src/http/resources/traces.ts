@@ -1,19 +1,19 @@
 // OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
 // distinct service names, the trace list (one row per trace, or every span) and one trace.
-import type { Published } from '../events/change-feed.ts';
-import type { Deps } from '../http/deps.ts';
-import { fail } from '../http/errors.ts';
-import { paginate } from '../http/list.ts';
-import { replyJsonText, type ApiContext, type Route } from '../http/route.ts';
-import { visibleProjects } from '../http/visibility.ts';
-import { jsonText, type JsonValue } from './json-text.ts';
-import { SpanLinker } from './linking.ts';
-import { otlpEncoding, readOtlpBody } from './otlp-body.ts';
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from './otlp.ts';
-import { listSpans, serviceNames, traceView } from './span-reads.ts';
-import { parseSpanQuery, spanQuerySchema, type SpanQuery } from './span-query.ts';
-import { spanJson, type SpanRecord } from './span-record.ts';
-import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from './spans.ts';
+import type { Published } from '../../events/change-feed.ts';
+import { jsonText, type JsonValue } from '../../traces/json-text.ts';
+import { SpanLinker } from '../../traces/linking.ts';
+import { otlpEncoding, readOtlpBody } from '../../traces/otlp-body.ts';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from '../../traces/otlp.ts';
+import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
+import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
+import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
+import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from '../../traces/spans.ts';
+import type { Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { paginate } from '../list.ts';
+import { replyJsonText, type ApiContext, type Route } from '../route.ts';
+import { visibleProjects } from '../visibility.ts';
 
 export function traceRoutes(deps: Deps): Route[] {
   const { config, registry, traces, clock } = deps;
