@@ -4,7 +4,7 @@ import type { Published } from '../../events/change-feed.ts';
 import { jsonText, type JsonValue } from '../../traces/json-text.ts';
 import { SpanLinker } from '../../traces/linking.ts';
 import { otlpEncoding, readOtlpBody } from '../../traces/otlp-body.ts';
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from '../../traces/otlp.ts';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportRequest, type OtlpEncoding } from '../../traces/otlp.ts';
 import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
@@ -133,7 +133,7 @@ function spansIngested(spans: readonly SpanRecord[], stored: number, traceIdsMax
   return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
 }
 
-function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest {
+function decode(body: Buffer, encoding: OtlpEncoding): ExportRequest {
   try {
     return decodeExportRequest(body, encoding);
   } catch (error) {
@@ -142,7 +142,7 @@ function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest
   }
 }
 
-function draft(request: ExportTraceServiceRequest, depthMax: number): Drafted {
+function draft(request: ExportRequest, depthMax: number): Drafted {
   try {
     return draftSpans(request, depthMax);
   } catch (error) {
