@@ -22,9 +22,10 @@ export function traceRoutes(deps: Deps): Route[] {
 
   /**
    * Stores an export's spans, one ingest per project (all in the projects' gates), and announces
-   * each project's new spans once they are durable.
+   * each project's new spans once they are durable. Resolves with how many spans were refused
+   * because their trace was full.
    */
-  const store = async (records: readonly SpanRecord[]) => {
+  const store = async (records: readonly SpanRecord[]): Promise<number> => {
     const byProject = new Map<string, SpanRecord[]>();
     for (const record of records) {
       const group = byProject.get(record.project);
@@ -32,8 +33,11 @@ export function traceRoutes(deps: Deps): Route[] {
       else byProject.set(record.project, [record]);
     }
     const groups = [...byProject.values()];
-    const stored = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
-    deps.changes.publish(groups.flatMap((spans, i) => (stored[i]! > 0 ? [spansIngested(spans, stored[i]!, limits.eventTraceIdsMax)] : [])));
+    const ingested = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
+    deps.changes.publish(
+      groups.flatMap((spans, i) => (ingested[i]!.stored > 0 ? [spansIngested(spans, ingested[i]!.stored, limits.eventTraceIdsMax)] : [])),
+    );
+    return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
   };
 
   const ingest = async (ctx: ApiContext) => {
@@ -47,8 +51,8 @@ export function traceRoutes(deps: Deps): Route[] {
     const links = await linker.linksFor(ctx.state.principal, drafted.spans);
     const receivedAt = clock.nowMs();
     const records = drafted.spans.map((span, index) => spanRecord(span, links[index]!, receivedAt));
-    if (records.length > 0) await store(records);
-    const response = encodeExportResponse(encoding, drafted.rejected, drafted.rejected > 0 ? idRefusal : '');
+    const refused = records.length > 0 ? await store(records) : 0;
+    const response = encodeExportResponse(encoding, drafted.rejected + refused, refusalReasons(drafted.rejected, refused, limits.spansPerTraceMax));
     ctx.status = 200;
     if (encoding === 'protobuf') ctx.type = 'application/x-protobuf';
     ctx.body = response;
@@ -131,6 +135,14 @@ function spansIngested(spans: readonly SpanRecord[], stored: number, traceIdsMax
   const project = spans[0]!.project;
   const data = JSON.stringify({ project, trace_ids: traceIds, service_names: serviceNames, count: stored });
   return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
+}
+
+/** Why spans were refused, for partial_success: malformed ids, full traces, or both ('' for none). */
+function refusalReasons(malformed: number, full: number, spansPerTraceMax: number): string {
+  const reasons: string[] = [];
+  if (malformed > 0) reasons.push(idRefusal);
+  if (full > 0) reasons.push(`a trace holds at most ${spansPerTraceMax} spans: those past it are refused`);
+  return reasons.join('; ');
 }
 
 function decode(body: Buffer, encoding: OtlpEncoding): ExportRequest {
