@@ -1,7 +1,12 @@
 // Nanosecond timestamps are 64-bit: past 2^53 a JavaScript number cannot hold them exactly. The
 // service keeps them as 16-digit hex strings, which sort as the numbers do (so they serve as key
 // parts and compare as strings), and turns them into bigint only to write them out.
-import type { Int64 } from './otlp.ts';
+
+/** A 64-bit integer as its two 32-bit halves (as protobufjs's Long holds one too). */
+export interface Int64 {
+  low: number;
+  high: number;
+}
 
 const uint64Max = (1n << 64n) - 1n;
 

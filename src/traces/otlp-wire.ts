@@ -6,9 +6,57 @@
 // decoder would: the same fields read, the same checks (UTF-8 included), the same nesting limit.
 import protobuf from 'protobufjs';
 import type { JsonValue } from './json-text.ts';
-import { int64ToExact } from './nanos.ts';
-import type { ExportRequest, Int64, OtlpEvent, OtlpLink, OtlpSpan, ResourceSpans, ScopeSpans } from './otlp.ts';
+import { int64ToExact, type Int64 } from './nanos.ts';
 import type { Attributes } from './span-type.ts';
+
+/** An export request as the service reads it: ids in hex, attribute values as JSON. */
+export interface ExportRequest {
+  resourceSpans: ResourceSpans[];
+}
+
+export interface ResourceSpans {
+  /** The resource's attributes ({} without a resource). */
+  attributes: Attributes;
+  scopeSpans: ScopeSpans[];
+}
+
+export interface ScopeSpans {
+  scope: { name: string; version: string };
+  spans: OtlpSpan[];
+}
+
+export interface OtlpSpan {
+  /** The span's message as it was sent: what is only shown is kept so, and read again when shown. */
+  wire: Uint8Array;
+  /** Ids in lower-case hex, of whatever length they were sent ('' when absent). */
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
+  /** Nanoseconds since the epoch. */
+  startTimeUnixNano: Int64;
+  endTimeUnixNano: Int64;
+  attributes: Attributes;
+  events: OtlpEvent[];
+  links: OtlpLink[];
+  statusCode: number;
+  statusMessage: string;
+}
+
+export interface OtlpEvent {
+  timeUnixNano: Int64;
+  name: string;
+  attributes: Attributes;
+}
+
+export interface OtlpLink {
+  traceId: string;
+  spanId: string;
+  traceState: string;
+  attributes: Attributes;
+}
+
 
 /** Message nesting protobufjs refuses past (protoc's default recursion limit). */
 const recursionLimit = 100;
@@ -28,8 +76,16 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * as the JSON mapping never made them.
  */
 export function readExportRequest(bytes: Uint8Array, strict: boolean): ExportRequest {
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return new WireReader(buffer, strict).request();
+  return new WireReader(asBuffer(bytes), strict).request();
+}
+
+/** A span's message, as `OtlpSpan.wire` holds it (read as it was accepted when it arrived). */
+export function readSpan(wire: Uint8Array): OtlpSpan {
+  return new WireReader(asBuffer(wire), false).spanFields(0);
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**
@@ -110,7 +166,15 @@ class WireReader {
 
   private span(depth: number): OtlpSpan {
     const outer = this.enter(depth);
+    const span = this.spanFields(depth);
+    this.leave(outer);
+    return span;
+  }
+
+  /** The fields of a span message, up to the reader's end. */
+  spanFields(depth: number): OtlpSpan {
     const span: OtlpSpan = {
+      wire: this.buffer.subarray(this.r.pos, this.r.len),
       traceId: '',
       spanId: '',
       parentSpanId: '',
@@ -167,7 +231,6 @@ class WireReader {
           this.skip(t, depth);
       }
     }
-    this.leave(outer);
     return span;
   }
 

@@ -5,62 +5,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
-import { readExportRequest } from './otlp-wire.ts';
-import type { Attributes } from './span-type.ts';
+import { readExportRequest, type ExportRequest } from './otlp-wire.ts';
 
 export type OtlpEncoding = 'protobuf' | 'json';
-
-/** An unsigned 64-bit integer (a fixed64 time) as its two 32-bit halves. */
-export interface Int64 {
-  low: number;
-  high: number;
-}
-
-/** An export request as the service reads it: ids and times in hex, attribute values as JSON. */
-export interface ExportRequest {
-  resourceSpans: ResourceSpans[];
-}
-
-export interface ResourceSpans {
-  /** The resource's attributes ({} without a resource). */
-  attributes: Attributes;
-  scopeSpans: ScopeSpans[];
-}
-
-export interface ScopeSpans {
-  scope: { name: string; version: string };
-  spans: OtlpSpan[];
-}
-
-export interface OtlpSpan {
-  /** Ids in lower-case hex, of whatever length they were sent ('' when absent). */
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  kind: number;
-  /** Nanoseconds since the epoch. */
-  startTimeUnixNano: Int64;
-  endTimeUnixNano: Int64;
-  attributes: Attributes;
-  events: OtlpEvent[];
-  links: OtlpLink[];
-  statusCode: number;
-  statusMessage: string;
-}
-
-export interface OtlpEvent {
-  timeUnixNano: Int64;
-  name: string;
-  attributes: Attributes;
-}
-
-export interface OtlpLink {
-  traceId: string;
-  spanId: string;
-  traceState: string;
-  attributes: Attributes;
-}
 
 /** A body that is not an OTLP export request in its declared encoding. */
 export class OtlpDecodeError extends Error {

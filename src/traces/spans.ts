@@ -2,9 +2,9 @@
 // arguments). A span whose ids are malformed is refused on its own and counted, as OTLP's
 // partial success reports it; the rest of the request is kept.
 import type { JsonValue } from './json-text.ts';
-import { uint64Difference, uint64ToBigInt, uint64ToHex } from './nanos.ts';
-import type { ExportRequest, OtlpEvent, OtlpLink, OtlpSpan } from './otlp.ts';
-import { pack, type SpanDetail, type SpanEvent, type SpanLink, type SpanRecord } from './span-record.ts';
+import { uint64Difference, uint64ToHex } from './nanos.ts';
+import type { ExportRequest, OtlpSpan } from './otlp-wire.ts';
+import { pack, packDetail, spanDetail, type SpanDetail, type SpanRecord } from './span-record.ts';
 import { tokensOf, type Attributes } from './span-type.ts';
 
 /** Resource and span attributes that link spans to the service's records. */
@@ -51,6 +51,8 @@ export interface SpanDraft {
   status_code: number;
   tokens: number;
   detail: SpanDetail;
+  /** The span's OTLP message as sent, which is what is kept of its detail (span-record.ts). */
+  otlp: Uint8Array;
 }
 
 export interface Drafted {
@@ -109,6 +111,8 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
   const parentSpanId = span.parentSpanId === '' ? '' : validId(span.parentSpanId, 8, true);
   if (traceId === null || spanId === null || parentSpanId === null) return null;
   const attributes = checkedDepth(span.attributes, depthMax);
+  for (const { attributes } of span.events) checkedDepth(attributes, depthMax);
+  for (const { attributes } of span.links) checkedDepth(attributes, depthMax);
   return {
     resource,
     hints: {
@@ -128,14 +132,8 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
     duration_ns: uint64Difference(span.endTimeUnixNano, span.startTimeUnixNano),
     status_code: span.statusCode,
     tokens: tokensOf(attributes),
-    detail: {
-      status_message: span.statusMessage,
-      attributes,
-      events: span.events.length === 0 ? [] : span.events.map((event) => eventJson(event, depthMax)),
-      links: span.links.length === 0 ? [] : span.links.map((link) => linkJson(link, depthMax)),
-      scope_name: scope.name,
-      scope_version: scope.version,
-    },
+    detail: spanDetail(span, scope),
+    otlp: span.wire,
   };
 }
 
@@ -159,17 +157,9 @@ export function spanRecord(draft: SpanDraft, links: SpanLinks, receivedAt: numbe
     status_code: draft.status_code,
     tokens: draft.tokens,
     received_at: receivedAt,
-    detail: pack(draft.detail),
+    detail: packDetail(draft.otlp, { name: draft.detail.scope_name, version: draft.detail.scope_version }),
     resource: draft.resource.packed,
   };
-}
-
-function eventJson(event: OtlpEvent, depthMax: number): SpanEvent {
-  return { name: event.name, time_ns: uint64ToBigInt(event.timeUnixNano), attributes: checkedDepth(event.attributes, depthMax) };
-}
-
-function linkJson(link: OtlpLink, depthMax: number): SpanLink {
-  return { trace_id: link.traceId, span_id: link.spanId, trace_state: link.traceState, attributes: checkedDepth(link.attributes, depthMax) };
 }
 
 /**
