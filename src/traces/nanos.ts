@@ -25,7 +25,14 @@ export function hexToNanos(hex: string): bigint {
 /** An unsigned 64-bit protobuf integer (fixed64) as hex, straight from its two halves. */
 export function uint64ToHex(value: Int64 | number): string {
   if (typeof value === 'number') return nanosToHex(BigInt(Math.trunc(value)));
-  return (value.high >>> 0).toString(16).padStart(8, '0') + (value.low >>> 0).toString(16).padStart(8, '0');
+  return hex32(value.high) + hex32(value.low);
+}
+
+/** Two hex digits for each byte value: two times per span, a table beats formatting numbers ~3x. */
+const hexOfByte = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+function hex32(value: number): string {
+  return hexOfByte[value >>> 24]! + hexOfByte[(value >>> 16) & 0xff]! + hexOfByte[(value >>> 8) & 0xff]! + hexOfByte[value & 0xff]!;
 }
 
 export function uint64ToBigInt(value: Int64 | number): bigint {

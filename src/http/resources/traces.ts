@@ -34,10 +34,10 @@ export function traceRoutes(deps: Deps): Route[] {
       else byProject.set(record.project, [record]);
     }
     const groups = [...byProject.values()];
+    // Worked out now, so that no span is held for the event while its commit is in flight.
+    const announcements = groups.map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
     const ingested = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
-    deps.changes.publish(
-      groups.flatMap((spans, i) => (ingested[i]!.stored > 0 ? [spansIngested(spans, ingested[i]!.stored, limits.eventTraceIdsMax)] : [])),
-    );
+    deps.changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
     return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
   };
 
@@ -48,12 +48,12 @@ export function traceRoutes(deps: Deps): Route[] {
     if (spans > limits.spanBatchMax) {
       throw fail.payloadTooLarge(limits.traceBodyBytesMax, `An export may hold at most ${limits.spanBatchMax} spans, not ${spans}.`);
     }
-    const drafted = draft(request, limits.jsonDepthMax);
-    const links = await linker.linksFor(ctx.state.principal, drafted.spans);
+    // The drafts are let go once they are records: nothing but their count waits for the commit.
+    const { spans: drafts, rejected } = draft(request, limits.jsonDepthMax);
+    const links = await linker.linksFor(ctx.state.principal, drafts);
     const receivedAt = clock.nowMs();
-    const records = drafted.spans.map((span, index) => spanRecord(span, links[index]!, receivedAt));
-    const refused = records.length > 0 ? await store(records) : 0;
-    const response = encodeExportResponse(encoding, drafted.rejected + refused, refusalReasons(drafted.rejected, refused, limits.spansPerTraceMax));
+    const refused = drafts.length > 0 ? await store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))) : 0;
+    const response = encodeExportResponse(encoding, rejected + refused, refusalReasons(rejected, refused, limits.spansPerTraceMax));
     ctx.status = 200;
     if (encoding === 'protobuf') ctx.type = 'application/x-protobuf';
     ctx.body = response;
@@ -129,13 +129,18 @@ export function traceRoutes(deps: Deps): Route[] {
   ];
 }
 
-/** The spans.ingested event of one project's spans of an export: which traces and services, how many new. */
-function spansIngested(spans: readonly SpanRecord[], stored: number, traceIdsMax: number): Published {
+/**
+ * The spans.ingested event of one project's spans of an export (which traces and services), for
+ * however many of them turn out to be new.
+ */
+function spansIngested(spans: readonly SpanRecord[], traceIdsMax: number): (stored: number) => Published {
   const traceIds = [...new Set(spans.map((span) => span.trace_id))].slice(0, traceIdsMax);
   const serviceNames = [...new Set(spans.map((span) => span.service_name))].sort();
   const project = spans[0]!.project;
-  const data = JSON.stringify({ project, trace_ids: traceIds, service_names: serviceNames, count: stored });
-  return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
+  return (stored) => {
+    const data = JSON.stringify({ project, trace_ids: traceIds, service_names: serviceNames, count: stored });
+    return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
+  };
 }
 
 /** Why spans were refused, for partial_success: malformed ids, full traces, or both ('' for none). */
