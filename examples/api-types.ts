@@ -337,6 +337,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/datasets/{id}/diff/{other_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The datapoints version {other_id} removes, changes and adds against version {id} of the same agent, matched by input; with a summary. */
+        get: operations["datasets_diff_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/": {
         parameters: {
             query?: never;
@@ -375,6 +392,23 @@ export interface paths {
         patch: operations["jobs_partial_update"];
         trace?: never;
     };
+    "/api/jobs/{id}/progress/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's run for a chart: its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration. */
+        get: operations["jobs_progress_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/job-iterations/": {
         parameters: {
             query?: never;
@@ -411,6 +445,23 @@ export interface paths {
         head?: never;
         /** Update a job iteration; another job moves it there. */
         patch: operations["job_iterations_partial_update"];
+        trace?: never;
+    };
+    "/api/job-iterations/{id}/compare/{other_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Iteration {id} against {other_id} (of any job): avg_score and every numeric dimension with its delta, and a unified diff of agent_code. */
+        get: operations["job_iterations_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/traces": {
@@ -942,6 +993,47 @@ export interface components {
             /** @enum {string|null} */
             source?: "seed" | "synthetic" | "augmented" | "production" | null;
         };
+        /** @description What one dataset version removes, changes and adds against another of the same agent: a page of the changes (unchanged datapoints are only counted) and a summary of the whole diff. */
+        "datasets.dataset-diff-response": {
+            /** @description How many changes match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's changes, by the order of their datapoint (after's, else before's), then removed before changed before added, then position. */
+            results: components["schemas"]["datasets.dataset-diff-response.change"][];
+            summary: {
+                from: components["schemas"]["datasets.dataset-diff-response.version"];
+                to: components["schemas"]["datasets.dataset-diff-response.version"];
+                added: number;
+                removed: number;
+                changed: number;
+                unchanged: number;
+            };
+        };
+        "datasets.dataset-diff-response.change": {
+            /** @enum {string} */
+            change: "added" | "removed" | "changed";
+            /** @description The datapoint in the `from` version; null when added. */
+            before: components["schemas"]["datasets.datapoint-response"] | null;
+            /** @description The datapoint in the `to` version; null when removed. */
+            after: components["schemas"]["datasets.datapoint-response"] | null;
+        };
+        "datasets.dataset-diff-response.version": {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            /** @description "sha256:" + hex SHA-256 of the canonical JSON of the datapoints' content ({expected_output, input, order, persona, tags}) in stored order: equal content, equal hash. */
+            content_hash: string;
+            num_datapoints: number;
+        };
         /** @description A page of datasets.dataset-list-item-response. */
         "datasets.dataset-list-item-page": {
             /** @description How many items match, over all pages. */
@@ -1008,6 +1100,42 @@ export interface components {
             order?: components["schemas"]["common.int64OrNull"];
             /** @enum {string|null} */
             status?: "keep" | "discard" | null;
+        };
+        /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. */
+        "iterations.iteration-comparison-response": {
+            from: components["schemas"]["iterations.iteration-comparison-response.iteration"];
+            to: components["schemas"]["iterations.iteration-comparison-response.iteration"];
+            avg_score: components["schemas"]["iterations.iteration-comparison-response.comparison"];
+            /** @description Every top-level key of either side's dimension_scores (when an object) whose value is a number on at least one side, sorted by name; a side without a number there is null. */
+            dimensions: components["schemas"]["iterations.iteration-comparison-response.dimension"][];
+            /** @description A unified diff of agent_code from -> to (a null code counts as empty), with file names a/<from iteration_name> and b/<to iteration_name>; "" when the codes are equal; null when either code is longer than LIMIT_CODE_DIFF_CHARS_MAX characters or they differ in more lines than LIMIT_CODE_DIFF_EDITS_MAX. */
+            code_diff: string | null;
+        };
+        "iterations.iteration-comparison-response.comparison": {
+            from: number | null;
+            to: number | null;
+            /** @description to - from; null unless both are numbers. */
+            delta: number | null;
+        };
+        "iterations.iteration-comparison-response.dimension": {
+            name: string;
+            from: number | null;
+            to: number | null;
+            /** @description to - from; null unless both are numbers. */
+            delta: number | null;
+        };
+        "iterations.iteration-comparison-response.iteration": {
+            /** Format: uuid */
+            id: string;
+            iteration_name: string;
+            /** Format: uuid */
+            job: string;
+            order: number | null;
+            /** @enum {string|null} */
+            status: "keep" | "discard" | null;
+            avg_score: number | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description A page of iterations.iteration-response. */
         "iterations.iteration-page": {
@@ -1139,6 +1267,48 @@ export interface components {
             result?: components["schemas"]["common.json"];
             /** @enum {string} */
             status?: "pending" | "running" | "completed" | "failed" | "cancelled";
+        };
+        /** @description A job's run as a chart draws it: a page of its iterations in the job's order (order, then created_at) with the best avg_score so far, and for the whole job the counts by status and the best iteration. */
+        "jobs.job-progress-response": {
+            /** @description How many iterations the job has. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            results: components["schemas"]["jobs.job-progress-response.point"][];
+            /** @description Iterations by status; unset is a null status. */
+            counts: {
+                keep: number;
+                discard: number;
+                unset: number;
+            };
+            /**
+             * Format: uuid
+             * @description The iteration with the highest avg_score (the earliest in order on a tie); null when none has a score.
+             */
+            best_iteration: string | null;
+            /** @description The best iteration's avg_score. */
+            best_score: number | null;
+        };
+        "jobs.job-progress-response.point": {
+            /** Format: uuid */
+            id: string;
+            order: number | null;
+            iteration_name: string;
+            avg_score: number | null;
+            /** @enum {string|null} */
+            status: "keep" | "discard" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The highest avg_score of this and every earlier iteration; null until one has a score. */
+            best_so_far: number | null;
         };
         /** @description A job with its iterations. */
         "jobs.job-response": {
@@ -2474,6 +2644,40 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    datasets_diff_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Only changes of this kind (the summary still counts every kind). */
+                change?: "added" | "removed" | "changed";
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["datasets.dataset-diff-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     jobs_list: {
         parameters: {
             query?: {
@@ -2677,6 +2881,37 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    jobs_progress_retrieve: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 1000, at most 10000). */
+                page_size?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["jobs.job-progress-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     job_iterations_list: {
         parameters: {
             query?: {
@@ -2864,6 +3099,32 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    job_iterations_compare_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["iterations.iteration-comparison-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
     v1_traces_create: {

@@ -60,6 +60,15 @@ export interface Limits {
   tokenCacheEntriesMax: number;
   /** Characters of JSON text kept for immutable records (datasets' datapoints, hot records). */
   jsonCacheCharsMax: number;
+  /** Dataset diffs kept once computed, so that paging through a large diff does not redo it. */
+  diffCacheEntriesMax: number;
+  /** Characters of either iteration's agent_code beyond which a comparison makes no code diff. */
+  codeDiffCharsMax: number;
+  /** Lines added plus removed beyond which a code diff is given up (its cost grows with their square). */
+  codeDiffEditsMax: number;
+  /** A job's progress page size when none is asked: a chart wants every point at once. */
+  progressPageSizeDefault: number;
+  progressPageSizeMax: number;
   /** Seconds a client may take to send a request's headers (a stalled client is cut off). */
   headersTimeoutSeconds: number;
   /** Seconds a client may take to send a whole request, body included (a 128 MiB dataset must fit). */
@@ -128,6 +137,11 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   loginThrottleKeysMax: 100_000,
   tokenCacheEntriesMax: 10_000,
   jsonCacheCharsMax: 64 * 1024 * 1024,
+  diffCacheEntriesMax: 16,
+  codeDiffCharsMax: 1_000_000,
+  codeDiffEditsMax: 1000,
+  progressPageSizeDefault: 1000,
+  progressPageSizeMax: 10_000,
   headersTimeoutSeconds: 10,
   requestTimeoutSeconds: 120,
   keepAliveTimeoutSeconds: 5,
@@ -154,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (limits.pageSizeDefault > limits.pageSizeMax) {
     throw new ConfigError('LIMIT_PAGE_SIZE_DEFAULT must not exceed LIMIT_PAGE_SIZE_MAX');
+  }
+  if (limits.progressPageSizeDefault > limits.progressPageSizeMax) {
+    throw new ConfigError('LIMIT_PROGRESS_PAGE_SIZE_DEFAULT must not exceed LIMIT_PROGRESS_PAGE_SIZE_MAX');
   }
   if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
     throw new ConfigError('LIMIT_HEADERS_TIMEOUT_SECONDS must not exceed LIMIT_REQUEST_TIMEOUT_SECONDS');

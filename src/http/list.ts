@@ -12,7 +12,7 @@ import { canonicalUuid } from '../validation/validator.ts';
 import type { Deps } from './deps.ts';
 import { fail } from './errors.ts';
 import { withLiveFields } from './representations.ts';
-import { replyJsonText, type ApiContext } from './route.ts';
+import { replyJsonText, type ApiContext, type PageSizes } from './route.ts';
 
 export interface Envelope<T> {
   count: number;
@@ -107,6 +107,11 @@ export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Deps, 
   );
 }
 
+/** The service's page sizes, which every list uses unless its route says otherwise. */
+function listPageSizes(deps: Deps): PageSizes {
+  return { sizeDefault: deps.config.limits.pageSizeDefault, sizeMax: deps.config.limits.pageSizeMax };
+}
+
 /**
  * DRF's page-number pagination over any source that can count its items and cut a page: the
  * requested page (or "last"), "Invalid page." past the end, and the envelope with its links.
@@ -116,10 +121,11 @@ export function paginate<T, R>(
   deps: Deps,
   fetch: (offset: number, limit: number) => { count: number; items: T[] },
   serialize: (item: T) => R,
+  sizes: PageSizes = listPageSizes(deps),
 ): Envelope<R> {
   const { limits } = deps.config;
   const query = ctx.state.query;
-  const size = pageSize(query.page_size, limits.pageSizeDefault, limits.pageSizeMax);
+  const size = pageSize(query.page_size, sizes.sizeDefault, sizes.sizeMax);
   const requested = pageNumber(query.page, limits.pageNumberMax);
   let page = requested === 'last' ? 1 : requested;
   let result = fetch((page - 1) * size, size);

@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../config.ts';
 import type { FilterOp } from '../query/filters.ts';
-import type { HttpMethod, ResponseBody, Route } from './route.ts';
+import type { HttpMethod, PageSizes, ResponseBody, Route } from './route.ts';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -205,7 +205,8 @@ function operation(
   schemas: Record<string, JsonObject>,
   options: DocumentOptions,
 ): Operation {
-  const parameters = [...pathParameters(route), ...(route.query ? queryParameters(schemaOf(documents, route.query), route.query, options) : [])];
+  const sizes = route.pageSizes ?? { sizeDefault: options.limits.pageSizeDefault, sizeMax: options.limits.pageSizeMax };
+  const parameters = [...pathParameters(route), ...(route.query ? queryParameters(schemaOf(documents, route.query), route.query, sizes) : [])];
   const requestBody = route.body ? jsonRequestBody(route, documents, schemas) : route.rawBody ? rawRequestBody(route.rawBody) : undefined;
   const responses: Operation['responses'] = {};
   for (const [status, body] of Object.entries(route.responses)) responses[status] = successResponse(Number(status), body, documents, schemas);
@@ -259,10 +260,10 @@ function pathParameters(route: Route): JsonObject[] {
   });
 }
 
-function queryParameters(schema: AnySchemaObject, documentId: string, options: DocumentOptions): JsonObject[] {
+function queryParameters(schema: AnySchemaObject, documentId: string, sizes: PageSizes): JsonObject[] {
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries((schema.properties ?? {}) as Record<string, AnySchemaObject>).map(([name, property]) => {
-    const description = parameterDescription(name, property, schema, options);
+    const description = parameterDescription(name, property, schema, sizes);
     return {
       name,
       in: 'query',
@@ -282,13 +283,12 @@ const filterWording: Record<FilterOp, string> = {
 };
 
 /** What a list parameter does, from what its query schema declares (x-filter, x-ordering, x-search). */
-function parameterDescription(name: string, property: AnySchemaObject, schema: AnySchemaObject, options: DocumentOptions): string | undefined {
-  const { pageSizeDefault, pageSizeMax } = options.limits;
+function parameterDescription(name: string, property: AnySchemaObject, schema: AnySchemaObject, sizes: PageSizes): string | undefined {
   switch (name) {
     case 'page':
       return 'A page number within the paginated result set (from 1), or "last".';
     case 'page_size':
-      return `Number of results to return per page (default ${pageSizeDefault}, at most ${pageSizeMax}).`;
+      return `Number of results to return per page (default ${sizes.sizeDefault}, at most ${sizes.sizeMax}).`;
     case 'ordering':
       return `Which field to use when ordering the results: ${(schema['x-ordering'] as string[]).join(', ')}. Prefix "-" for descending; separate several with commas.`;
     case 'search':

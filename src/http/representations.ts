@@ -2,6 +2,9 @@
 // names one, the list item. Property order follows the interface's tables.
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import type { JsonCache } from '../json-cache.ts';
+import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
+import { codeDiff, compareDimensions, compareNumbers, type CodeDiffLimits } from '../views/iteration-compare.ts';
+import type { ProgressPoint, ProgressSummary } from '../views/job-progress.ts';
 
 export const userJson = (user: User) => ({ id: user.id, email: user.email, email_verified: user.email_verified });
 
@@ -161,6 +164,30 @@ export function datasetJsonText(dataset: Dataset, cache: JsonCache): string {
 /** List items leave the datapoints out (they are paged through /datapoints/). */
 export const datasetListItemJson = datasetFields;
 
+/** A change between two dataset versions: its datapoint on each side, as the datapoints listing shows them. */
+export const datasetChangeJson = (entry: ChangeEntry, from: Dataset, to: Dataset) => ({
+  change: entry.change,
+  before: entry.before < 0 ? null : datapointJson(from.datapoints[entry.before]!),
+  after: entry.after < 0 ? null : datapointJson(to.datapoints[entry.after]!),
+});
+
+const diffSideJson = (dataset: Dataset) => ({
+  id: dataset.id,
+  version: dataset.version,
+  content_hash: digestOf(dataset.datapoints).contentHash,
+  num_datapoints: dataset.num_datapoints,
+});
+
+/** A diff's summary: both versions and how many datapoints of each kind (whatever the page shows). */
+export const datasetDiffSummaryJson = (from: Dataset, to: Dataset, diff: DatasetDiff) => ({
+  from: diffSideJson(from),
+  to: diffSideJson(to),
+  added: diff.counts.added,
+  removed: diff.counts.removed,
+  changed: diff.counts.changed,
+  unchanged: diff.counts.unchanged,
+});
+
 export const iterationJson = (iteration: JobIteration) => ({
   id: iteration.id,
   created_at: iteration.created_at,
@@ -172,6 +199,43 @@ export const iterationJson = (iteration: JobIteration) => ({
   dimension_scores: iteration.dimension_scores,
   order: iteration.order,
   status: iteration.status,
+});
+
+/** An iteration as a comparison names it (no code, no dimensions: those are compared). */
+const comparedIterationJson = (iteration: JobIteration) => ({
+  id: iteration.id,
+  iteration_name: iteration.iteration_name,
+  job: iteration.job,
+  order: iteration.order,
+  status: iteration.status,
+  avg_score: iteration.avg_score,
+  created_at: iteration.created_at,
+});
+
+/** Two iterations side by side: scores and numeric dimensions with their deltas, and a diff of agent_code. */
+export const iterationComparisonJson = (from: JobIteration, to: JobIteration, limits: CodeDiffLimits) => ({
+  from: comparedIterationJson(from),
+  to: comparedIterationJson(to),
+  avg_score: compareNumbers(from.avg_score, to.avg_score),
+  dimensions: compareDimensions(from.dimension_scores, to.dimension_scores),
+  code_diff: codeDiff({ name: from.iteration_name, code: from.agent_code }, { name: to.iteration_name, code: to.agent_code }, limits),
+});
+
+/** A point of a job's progress: the iteration without its code, and the best score reached by then. */
+export const progressPointJson = ({ iteration, bestSoFar }: ProgressPoint) => ({
+  id: iteration.id,
+  order: iteration.order,
+  iteration_name: iteration.iteration_name,
+  avg_score: iteration.avg_score,
+  status: iteration.status,
+  created_at: iteration.created_at,
+  best_so_far: bestSoFar,
+});
+
+export const progressSummaryJson = ({ counts, best }: ProgressSummary) => ({
+  counts,
+  best_iteration: best?.id ?? null,
+  best_score: best?.avg_score ?? null,
 });
 
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */

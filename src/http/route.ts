@@ -45,6 +45,8 @@ export interface Route {
   errors?: readonly HandlerErrorStatus[];
   /** A body the handler reads itself rather than through `body`: its media types, with a description. */
   rawBody?: { media: readonly string[]; description: string };
+  /** The page sizes of a list paginated with other sizes than the service's (see paginate). */
+  pageSizes?: PageSizes;
   handle(ctx: ApiContext): Promise<void> | void;
 }
 
@@ -56,6 +58,12 @@ export interface Route {
 export type ResponseBody = string | { list: string } | { media: Readonly<Record<string, string | null>> } | null;
 
 export type HandlerErrorStatus = 401 | 403 | 409 | 429;
+
+/** What `page_size` is when none is asked, and the most it is clamped to. */
+export interface PageSizes {
+  sizeDefault: number;
+  sizeMax: number;
+}
 
 export function mountRoutes(router: Router, routes: readonly Route[], deps: Deps, readBody: (bytesMax?: number) => BodyReader): void {
   for (const route of routes) {

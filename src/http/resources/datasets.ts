@@ -1,6 +1,7 @@
 // /api/datasets/: immutable, versioned sets of datapoints. A dataset is written by its agent's
 // actor, which numbers versions one after another even when datasets are posted concurrently;
-// no operation changes a dataset once created (a new version is posted instead).
+// no operation changes a dataset once created (a new version is posted instead), which is what
+// lets a diff of two versions be computed once and paged through.
 import { randomUUID } from 'node:crypto';
 import type { AgentActor } from '../../actors/registry.ts';
 import { newDataset, type AgentEvent, type DatapointInput, type DatasetFields } from '../../domain/agent.ts';
@@ -9,11 +10,13 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { predicateFor } from '../../query/filters.ts';
 import type { Query } from '../../validation/validator.ts';
 import { timestamp } from '../../clock.ts';
+import { diffDatapoints, diffPage, type Change, type DatasetDiff } from '../../views/dataset-diff.ts';
+import { LruCache } from '../../views/lru-cache.ts';
 import type { Deps } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
-import { listDeclaration, replyPage } from '../list.ts';
-import { datapointJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
-import { noContent, replyJsonText, type ApiContext, type Route } from '../route.ts';
+import { listDeclaration, paginate, replyPage } from '../list.ts';
+import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
+import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
@@ -22,8 +25,11 @@ export function datasetRoutes(deps: Deps): Route[] {
   const { registry, readModel, clock, config } = deps;
   const matchesDatasetFilters = datasetFilterMatcher(deps);
 
-  const visibleDataset = (ctx: ApiContext): Dataset =>
-    seenOr404(deps, ctx.state.principal, readModel.datasets.get(ctx.params.id!), (dataset) => dataset.project);
+  const visibleDataset = (ctx: ApiContext, id = ctx.params.id!): Dataset =>
+    seenOr404(deps, ctx.state.principal, readModel.datasets.get(id), (dataset) => dataset.project);
+
+  // Datasets never change, so a diff stays right for as long as both exist.
+  const diffs = new LruCache<string, DatasetDiff>(config.limits.diffCacheEntriesMax);
 
   /** The dataset's agent actor: it stays after a soft delete, so a missing one means the dataset is gone. */
   const ownerOf = (dataset: Dataset): AgentActor => or404(registry.agent(dataset.agent));
@@ -128,6 +134,23 @@ export function datasetRoutes(deps: Deps): Route[] {
           partitions: [dataset.project],
           serialize: datapointJson,
         });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/datasets/:id/diff/:other_id',
+      auth: true,
+      query: 'datasets.diff-query',
+      summary: 'The datapoints version {other_id} removes, changes and adds against version {id} of the same agent, matched by input; with a summary.',
+      responses: { 200: 'datasets.dataset-diff-response' },
+      handle(ctx) {
+        const from = visibleDataset(ctx);
+        const to = visibleDataset(ctx, ctx.params.other_id);
+        if (from.agent !== to.agent) throw invalid({ non_field_errors: ['Both dataset versions must belong to the same agent.'] });
+        const diff = diffs.get(`${from.id} ${to.id}`, () => diffDatapoints(from.datapoints, to.datapoints));
+        const only = ctx.state.query.change as Change | undefined;
+        const page = paginate(ctx, deps, (offset, limit) => diffPage(diff, only, offset, limit), (entry) => datasetChangeJson(entry, from, to));
+        reply(ctx, 200, { ...page, summary: datasetDiffSummaryJson(from, to, diff) });
       },
     },
   ];

@@ -1,6 +1,7 @@
 // /api/job-iterations/: each iteration lives in its job's stream, so its job's actor handles it.
 // Sending another job moves the iteration there in one commit of both streams. Iterations of a
-// job in a final status stay writable: the status is the job's, not theirs.
+// job in a final status stay writable: the status is the job's, not theirs. Any two visible
+// iterations, of one job or two, can be compared.
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/authenticate.ts';
 import { newIteration, type IterationChanges } from '../../domain/job.ts';
@@ -10,8 +11,8 @@ import { timestamp } from '../../clock.ts';
 import type { Deps } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
 import { replyPage } from '../list.ts';
-import { iterationJson } from '../representations.ts';
-import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
+import { iterationComparisonJson, iterationJson } from '../representations.ts';
+import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 /** The fields an update changes in place; `job` moves the iteration instead. */
@@ -21,8 +22,10 @@ export function iterationRoutes(deps: Deps): Route[] {
   const { registry, readModel, clock } = deps;
   const iterationsMax = deps.config.limits.iterationsPerJobMax;
 
-  const visibleIteration = (ctx: ApiContext): JobIteration =>
-    seenOr404(deps, ctx.state.principal, readModel.iterations.get(ctx.params.id!), (iteration) => iteration.project);
+  const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
+    seenOr404(deps, ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
+
+  const codeDiffLimits = { charsMax: deps.config.limits.codeDiffCharsMax, editsMax: deps.config.limits.codeDiffEditsMax };
 
   /** The iteration as committed; gone meanwhile (deleted with its job) is 404. */
   const answerIteration = (ctx: ApiContext, status: number, id: string) => {
@@ -124,6 +127,18 @@ export function iterationRoutes(deps: Deps): Route[] {
         const actor = or404(registry.job(iteration.job));
         await registry.gates.pass([iteration.project], () => actor.ask({ type: 'RemoveIteration', id: iteration.id }));
         noContent(ctx);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/job-iterations/:id/compare/:other_id',
+      auth: true,
+      summary: 'Iteration {id} against {other_id} (of any job): avg_score and every numeric dimension with its delta, and a unified diff of agent_code.',
+      responses: { 200: 'iterations.iteration-comparison-response' },
+      handle(ctx) {
+        const from = visibleIteration(ctx);
+        const to = visibleIteration(ctx, ctx.params.other_id);
+        reply(ctx, 200, iterationComparisonJson(from, to, codeDiffLimits));
       },
     },
   ];

@@ -1,6 +1,6 @@
 // /api/jobs/: one actor per job. A job belongs to a project (its body's, else its agent's, else
 // the only project the caller sees), its status only moves forward, and its representation
-// embeds its iterations.
+// embeds its iterations. Its progress is what a chart of the run needs, without any code.
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/authenticate.ts';
 import { newJob, type JobChanges } from '../../domain/job.ts';
@@ -8,10 +8,11 @@ import { jobWritableFields, pickPresent, type Agent, type Job } from '../../doma
 import { invalid } from '../../domain/rejection.ts';
 import { canonicalUuid } from '../../validation/validator.ts';
 import { timestamp } from '../../clock.ts';
+import { progressPage, progressSummary } from '../../views/job-progress.ts';
 import type { Deps } from '../deps.ts';
 import { or404 } from '../errors.ts';
-import { replyPage } from '../list.ts';
-import { jobJson, jobListItemJson, jobLiveFields } from '../representations.ts';
+import { paginate, replyPage } from '../list.ts';
+import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { agentReference, projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
@@ -19,6 +20,9 @@ const agentElsewhere = () => invalid({ agent: ['This agent belongs to another pr
 
 export function jobRoutes(deps: Deps): Route[] {
   const { registry, readModel, clock } = deps;
+
+  // A chart wants every point at once: progress pages are larger than other lists'.
+  const progressSizes = { sizeDefault: deps.config.limits.progressPageSizeDefault, sizeMax: deps.config.limits.progressPageSizeMax };
 
   const visibleJob = (ctx: ApiContext): Job =>
     seenOr404(deps, ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
@@ -133,6 +137,26 @@ export function jobRoutes(deps: Deps): Route[] {
         const actor = or404(registry.job(job.id));
         await registry.gates.pass([job.project], () => actor.ask({ type: 'DeleteJob' }));
         noContent(ctx);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/jobs/:id/progress',
+      auth: true,
+      query: 'jobs.progress-query',
+      pageSizes: progressSizes,
+      summary: "A job's run for a chart: its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration.",
+      responses: { 200: 'jobs.job-progress-response' },
+      handle(ctx) {
+        const iterations = readModel.iterationsOf(visibleJob(ctx));
+        const page = paginate(
+          ctx,
+          deps,
+          (offset, limit) => ({ count: iterations.length, items: progressPage(iterations, offset, limit) }),
+          progressPointJson,
+          progressSizes,
+        );
+        reply(ctx, 200, { ...page, ...progressSummaryJson(progressSummary(iterations)) });
       },
     },
   ];

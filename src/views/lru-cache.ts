@@ -1,0 +1,21 @@
+// A map of at most `entriesMax` entries that forgets the least recently used one first. A Map
+// iterates in insertion order, so re-inserting an entry on use keeps the oldest one first.
+
+export class LruCache<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(private readonly entriesMax: number) {}
+
+  /** The value cached for `key`, or `compute()`'s, which is cached. */
+  get(key: K, compute: () => V): V {
+    const value = this.entries.has(key) ? this.entries.get(key)! : compute();
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.entriesMax) this.entries.delete(this.entries.keys().next().value!);
+    return value;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

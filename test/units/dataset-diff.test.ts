@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Datapoint, Json } from '../../src/domain/records.ts';
+import { canonicalJson, compareCodePoints, sameJson } from '../../src/views/canonical-json.ts';
+import { diffDatapoints, diffPage, digestOf, type ChangeEntry } from '../../src/views/dataset-diff.ts';
+import { LruCache } from '../../src/views/lru-cache.ts';
+
+let ids = 0;
+/** Datapoints in stored order (sorted by order, stable), as a dataset keeps them. */
+function stored(points: Partial<Datapoint>[]): Datapoint[] {
+  return points
+    .map((point, index) => ({ id: `dp-${++ids}`, expected_output: null, input: null, persona: '', tags: null, ...point, order: point.order ?? index }))
+    .sort((a, b) => a.order - b.order);
+}
+
+const rows = (diff: ReturnType<typeof diffDatapoints>, from: Datapoint[], to: Datapoint[]) =>
+  diffPage(diff, undefined, 0, 1000).items.map(({ change, before, after }: ChangeEntry) => [change, (after >= 0 ? to[after]! : from[before]!).input]);
+
+test('canonical JSON sorts keys at every depth, keeps array order and writes no whitespace', () => {
+  assert.is(canonicalJson({ b: [3, { d: 1, c: null }], a: 'x' }), '{"a":"x","b":[3,{"c":null,"d":1}]}');
+  assert.is(canonicalJson([2, 1]), '[2,1]');
+  assert.is(canonicalJson(null), 'null');
+  for (const value of [1e21, 0.1, -0, 1.5e-7, 'é\n"\u2028', true, '\ud800']) assert.is(canonicalJson(value), JSON.stringify(value), String(value));
+});
+
+test('keys sort by code point: a character above U+FFFF after U+E000..U+FFFF, unlike UTF-16 order', () => {
+  const astral = '\u{1F600}';
+  const high = '\uFFFD';
+  assert.ok(astral < high, 'JavaScript orders the surrogate first');
+  assert.ok(compareCodePoints(high, astral) < 0);
+  assert.ok(compareCodePoints('a', 'ab') < 0 && compareCodePoints('b', 'ab') > 0 && compareCodePoints('x', 'x') === 0);
+  assert.is(canonicalJson({ [astral]: 1, [high]: 2, z: 3, A: 4 }), `{"A":4,"z":3,"${high}":2,"${astral}":1}`);
+  const keys = ['\u{10000}', '\uE000', '\uD7FF', 'a', '\u00e9', '\u{1F600}', '\uFFFF'];
+  const byBytes = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  assert.equal([...keys].sort(compareCodePoints), byBytes, 'code point order is UTF-8 byte order');
+});
+
+test('sameJson is equality of canonical JSON', () => {
+  const values: Json[] = [null, 0, 1, 'a', true, false, [], {}, [1, 2], [2, 1], { a: 1 }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { c: 2 }] }, { a: [1, { c: 3 }] }, { b: 1 }, [null], [[]]];
+  for (const a of values) {
+    for (const b of values) assert.is(sameJson(a, b), canonicalJson(a) === canonicalJson(b), `${JSON.stringify(a)} ${JSON.stringify(b)}`);
+  }
+});
+
+test('the content hash is sha256 of the canonical JSON of the content, and ignores ids and key order', () => {
+  const points = stored([{ input: { b: 1, a: 2 }, expected_output: { y: [1], x: 'é' }, tags: ['t'], persona: null }, { input: 'q' }]);
+  const content = points.map(({ expected_output, input, order, persona, tags }) => ({ expected_output, input, order, persona, tags }));
+  const expected = `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`;
+  assert.is(digestOf(points).contentHash, expected);
+  const reordered = stored([{ input: { a: 2, b: 1 }, expected_output: { x: 'é', y: [1] }, tags: ['t'], persona: null }, { input: 'q' }]);
+  assert.is(digestOf(reordered).contentHash, expected);
+  assert.equal(digestOf(points).inputs, ['{"a":2,"b":1}', '"q"']);
+  assert.is.not(digestOf(stored([{ input: 'q' }])).contentHash, expected);
+  assert.is(digestOf(points), digestOf(points), 'computed once per datapoints array');
+});
+
+test('a hash over many chunks is the hash of the whole text', () => {
+  const points = stored(Array.from({ length: 5000 }, (_, i) => ({ input: { question: `q${i}`.repeat(10) }, expected_output: i })));
+  const content = points.map(({ expected_output, input, order, persona, tags }) => ({ expected_output, input, order, persona, tags }));
+  assert.is(digestOf(points).contentHash, `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`);
+});
+
+test('identical and empty versions have no changes', () => {
+  const points = [{ input: 'a' }, { input: 'b', tags: [1] }];
+  const same = diffDatapoints(stored(points), stored(points));
+  assert.equal(same.counts, { removed: 0, changed: 0, added: 0, unchanged: 2 });
+  assert.is(same.before.length, 0);
+  assert.equal(diffDatapoints([], []).counts, { removed: 0, changed: 0, added: 0, unchanged: 0 });
+  const from = stored(points);
+  assert.equal(rows(diffDatapoints(from, []), from, []), [['removed', 'a'], ['removed', 'b']]);
+});
+
+test('each field of a pair is compared: output, persona, tags and order change it; the id does not', () => {
+  const base = { input: 'x', expected_output: { a: 1 }, persona: 'p', tags: ['t'], order: 0 };
+  for (const [field, value] of [['expected_output', { a: 2 }], ['persona', 'q'], ['persona', null], ['tags', null], ['order', 1]] as const) {
+    const diff = diffDatapoints(stored([base]), stored([{ ...base, [field]: value }]));
+    assert.equal(diff.counts, { removed: 0, changed: 1, added: 0, unchanged: 0 }, field);
+  }
+  assert.is(diffDatapoints(stored([base]), stored([{ ...base, expected_output: { a: 1 } }])).counts.unchanged, 1);
+});
+
+test('repeated inputs pair the k-th with the k-th in stored order', () => {
+  const from = stored([{ input: 'x', expected_output: 1, order: 5 }, { input: 'x', expected_output: 2, order: 1 }, { input: 'x', expected_output: 3, order: 9 }]);
+  const to = stored([{ input: 'x', expected_output: 2, order: 1 }, { input: 'x', expected_output: 1, order: 5 }]);
+  const diff = diffDatapoints(from, to);
+  assert.equal(diff.counts, { removed: 1, changed: 0, added: 0, unchanged: 2 });
+  assert.equal(rows(diff, from, to), [['removed', 'x']]);
+  assert.is(from[diff.before[0]!]!.expected_output, 3);
+});
+
+test('changes are ordered by their datapoint\'s order, then removed, changed, added, then position', () => {
+  const from = stored([{ input: 'r2', order: 2 }, { input: 'c', expected_output: 1, order: 2 }, { input: 'r1', order: 2 }, { input: 'moved', order: 0 }]);
+  const to = stored([{ input: 'a1', order: 2 }, { input: 'c', expected_output: 2, order: 2 }, { input: 'a2', order: 2 }, { input: 'moved', order: 3 }, { input: 'first', order: 0 }]);
+  assert.equal(rows(diffDatapoints(from, to), from, to), [
+    ['added', 'first'], ['removed', 'r2'], ['removed', 'r1'], ['changed', 'c'], ['added', 'a1'], ['added', 'a2'], ['changed', 'moved'],
+  ]);
+});
+
+test('a page of one kind skips the others; counts are the whole diff\'s', () => {
+  const from = stored(Array.from({ length: 10 }, (_, i) => ({ input: `old ${i}`, order: i })));
+  const to = stored(Array.from({ length: 10 }, (_, i) => ({ input: i % 2 ? `old ${i}` : `new ${i}`, order: i, persona: i % 3 ? '' : 'p' })));
+  const diff = diffDatapoints(from, to);
+  assert.equal(diff.counts, { removed: 5, changed: 2, added: 5, unchanged: 3 });
+  const all = diffPage(diff, undefined, 0, 100).items;
+  assert.is(all.length, 12);
+  assert.equal(diffPage(diff, undefined, 3, 4).items, all.slice(3, 7));
+  const added = all.filter((entry) => entry.change === 'added');
+  assert.equal(diffPage(diff, 'added', 1, 3), { count: 5, items: added.slice(1, 4) });
+  assert.equal(diffPage(diff, 'changed', 0, 10), { count: 2, items: all.filter((entry) => entry.change === 'changed') });
+  assert.equal(diffPage(diff, 'removed', 5, 10), { count: 5, items: [] });
+});
+
+test('100,000 datapoints against 100,000 are diffed quickly', () => {
+  const make = (shift: number) => stored(Array.from({ length: 100_000 }, (_, i) => ({ input: { question: `q ${i + shift}` }, expected_output: `a ${i}`, tags: ['x'] })));
+  const [from, to] = [make(0), make(1000)];
+  const started = performance.now();
+  const diff = diffDatapoints(from, to);
+  const ms = performance.now() - started;
+  assert.equal(diff.counts, { removed: 1000, changed: 99_000, added: 1000, unchanged: 0 });
+  assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
+});
+
+test('diffCacheEntriesMax: the cache keeps that many entries, forgetting the least recently used', () => {
+  const cache = new LruCache<string, number>(2);
+  let computed = 0;
+  const value = (key: string) => cache.get(key, () => ++computed);
+  value('a');
+  value('b');
+  assert.is(value('a'), 1, 'cached');
+  value('c');
+  assert.is(cache.size, 2);
+  assert.is(computed, 3);
+  assert.is(value('a'), 1, 'a was used after b: b was dropped');
+  assert.is(value('b'), 4, 'computed again');
+  assert.is(computed, 4);
+});
+
+test.run();
