@@ -57,7 +57,6 @@ export interface OtlpLink {
   attributes: Attributes;
 }
 
-
 /** Message nesting protobufjs refuses past (protoc's default recursion limit). */
 const recursionLimit = 100;
 
@@ -365,14 +364,14 @@ class WireReader {
   }
 
   /**
-   * A string field. Node decodes it (invalid bytes become U+FFFD); where `strict`, a string that is
-   * not plain ASCII (fewer characters than bytes) is decoded again to refuse invalid UTF-8, as
-   * protobuf strings must be valid UTF-8.
+   * A string field. Node decodes it, an invalid byte as U+FFFD; as many characters as bytes and no
+   * U+FFFD is plain ASCII. Anything else is decoded again where `strict`, to refuse invalid UTF-8
+   * as protobuf does.
    */
   private string(): string {
     const [start, end] = this.delimitedBytes();
     const text = this.buffer.toString('utf8', start, end);
-    if (text.length === end - start || !this.strict) return text;
+    if (!this.strict || (text.length === end - start && !text.includes('\ufffd'))) return text;
     return strictUtf8.decode(this.buffer.subarray(start, end));
   }
 
