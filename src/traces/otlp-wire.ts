@@ -26,8 +26,11 @@ export interface ScopeSpans {
 }
 
 export interface OtlpSpan {
-  /** The span's message as it was sent: what is only shown is kept so, and read again when shown. */
-  wire: Uint8Array;
+  /**
+   * Its attributes, events, links and status as sent (the bytes from the first of these fields to
+   * the last): what is only shown is kept so, and read again (readSpan) when shown.
+   */
+  shown: Uint8Array;
   /** Ids in lower-case hex, of whatever length they were sent ('' when absent). */
   traceId: string;
   spanId: string;
@@ -67,6 +70,8 @@ const delimited = 2;
 const tag = (field: number, wireType: number) => (field << 3) | wireType;
 
 const zeroTime: Int64 = Object.freeze({ low: 0, high: 0 });
+/** A span's fields that are only shown: attributes, events, links, status. */
+const shownFields = new Set([tag(9, delimited), tag(11, delimited), tag(13, delimited), tag(15, delimited)]);
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
@@ -78,9 +83,9 @@ export function readExportRequest(bytes: Uint8Array, strict: boolean): ExportReq
   return new WireReader(asBuffer(bytes), strict).request();
 }
 
-/** A span's message, as `OtlpSpan.wire` holds it (read as it was accepted when it arrived). */
-export function readSpan(wire: Uint8Array): OtlpSpan {
-  return new WireReader(asBuffer(wire), false).spanFields(0);
+/** A span's fields as `OtlpSpan.shown` holds them (read as they were accepted when they arrived). */
+export function readSpan(shown: Uint8Array): OtlpSpan {
+  return new WireReader(asBuffer(shown), false).spanFields(0);
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -173,7 +178,7 @@ class WireReader {
   /** The fields of a span message, up to the reader's end. */
   spanFields(depth: number): OtlpSpan {
     const span: OtlpSpan = {
-      wire: this.buffer.subarray(this.r.pos, this.r.len),
+      shown: this.buffer.subarray(0, 0),
       traceId: '',
       spanId: '',
       parentSpanId: '',
@@ -187,7 +192,10 @@ class WireReader {
       statusCode: 0,
       statusMessage: '',
     };
+    let shownStart = -1;
+    let shownEnd = -1;
     while (this.r.pos < this.r.len) {
+      const fieldStart = this.r.pos;
       const t = this.r.tag();
       switch (t) {
         case tag(1, delimited):
@@ -229,7 +237,12 @@ class WireReader {
         default:
           this.skip(t, depth);
       }
+      if (shownFields.has(t)) {
+        if (shownStart < 0) shownStart = fieldStart;
+        shownEnd = this.r.pos;
+      }
     }
+    if (shownStart >= 0) span.shown = this.buffer.subarray(shownStart, shownEnd);
     return span;
   }
 

@@ -2,7 +2,7 @@
 // fields; what is only ever shown (attributes, events, links, scope, and the resource attributes,
 // packed once per resource) is packed into msgpack blobs, so scans decode a few fields rather than
 // arbitrary attribute maps, and arbitrary attribute keys never reach LMDB's shared structures.
-// A span's detail is packed as its OTLP message was sent, beside its scope: re-encoding its
+// A span's detail is packed as its OTLP fields were sent, beside its scope: re-encoding its
 // attributes cost more than anything else of a span but its key, and it is decoded again only
 // when shown. Stores written before hold the SpanDetail itself, which reads the same.
 import { Packr } from 'msgpackr';
@@ -64,7 +64,7 @@ export interface SpanDetail {
   scope_version: string;
 }
 
-/** How a span's detail is kept: its OTLP message as sent (see OtlpSpan.wire) and its scope. */
+/** How a span's detail is kept: its OTLP fields as sent (see OtlpSpan.shown) and its scope. */
 interface PackedDetail {
   otlp: Uint8Array;
   scope_name: string;

@@ -51,7 +51,7 @@ export interface SpanDraft {
   status_code: number;
   tokens: number;
   detail: SpanDetail;
-  /** The span's OTLP message as sent, which is what is kept of its detail (span-record.ts). */
+  /** What is kept of its detail: its shown fields as sent (OtlpSpan.shown, span-record.ts). */
   otlp: Uint8Array;
 }
 
@@ -133,7 +133,7 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
     status_code: span.statusCode,
     tokens: tokensOf(attributes),
     detail: spanDetail(span, scope),
-    otlp: span.wire,
+    otlp: span.shown,
   };
 }
 
