@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { pino } from 'pino';
-import { apiDocument } from '../src/http/resources/docs.ts';
+import { apiDocument } from '../src/app.ts';
 import { createService } from '../src/service.ts';
 
 export const typesFile = fileURLToPath(new URL('./api-types.ts', import.meta.url));

@@ -6,10 +6,11 @@ import { jsonBodyReader, type BodyReader } from './http/body.ts';
 import type { Deps } from './http/deps.ts';
 import { errorMiddleware } from './http/errors.ts';
 import { requestLogging } from './http/observability.ts';
+import type { OpenApiDocument } from './http/openapi.ts';
 import { agentRoutes } from './http/resources/agents.ts';
 import { consoleRoutes } from './http/resources/console.ts';
 import { datasetRoutes } from './http/resources/datasets.ts';
-import { docsRoutes } from './http/resources/docs.ts';
+import { apiDocumentOf, docsRoutes } from './http/resources/docs.ts';
 import { eventRoutes } from './http/resources/events.ts';
 import { healthRoutes } from './http/resources/health.ts';
 import { identityRoutes } from './http/resources/identity.ts';
@@ -17,12 +18,12 @@ import { iterationRoutes } from './http/resources/iterations.ts';
 import { jobRoutes } from './http/resources/jobs.ts';
 import { metricsRoutes } from './http/resources/metrics.ts';
 import { projectRoutes } from './http/resources/projects.ts';
+import { traceRoutes } from './http/resources/traces.ts';
 import { mountRoutes, type Route } from './http/route.ts';
-import { traceRoutes } from './traces/routes.ts';
 
 /** Every route the service serves, in one table. */
 export function allRoutes(deps: Deps): Route[] {
-  return [
+  const routes: Route[] = [
     ...healthRoutes(deps),
     ...identityRoutes(deps),
     ...projectRoutes(deps),
@@ -32,10 +33,15 @@ export function allRoutes(deps: Deps): Route[] {
     ...iterationRoutes(deps),
     ...traceRoutes(deps),
     ...eventRoutes(deps),
-    ...docsRoutes(deps),
-    ...metricsRoutes(deps),
-    ...consoleRoutes(),
   ];
+  // The API document describes the whole table, its own routes included.
+  routes.push(...docsRoutes(deps, () => routes), ...metricsRoutes(deps), ...consoleRoutes());
+  return routes;
+}
+
+/** The OpenAPI document of the service `deps` belong to, as GET /api/schema/ answers it. */
+export function apiDocument(deps: Deps): OpenApiDocument {
+  return apiDocumentOf(allRoutes(deps), deps);
 }
 
 export function createApp(deps: Deps): Koa {

@@ -21,6 +21,8 @@ export interface Limits {
   tracePruneSpansMax: number;
   /** Spans in one trace's answer (GET /api/traces/{trace_id}/); span_count still counts them all. */
   traceDetailSpansMax: number;
+  /** Spans one trace holds (in one project); new spans past it are refused (OTLP partial success). */
+  spansPerTraceMax: number;
   /** Datapoints in one dataset. */
   datapointsPerDatasetMax: number;
   pageSizeDefault: number;
@@ -119,6 +121,8 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   traceCommitSpansMax: 8192,
   tracePruneSpansMax: 4096,
   traceDetailSpansMax: 10_000,
+  // As many as a trace's answer shows: every stored span of a trace can be seen.
+  spansPerTraceMax: 10_000,
   datapointsPerDatasetMax: 100_000,
   pageSizeDefault: 25,
   pageSizeMax: 100,

@@ -4,6 +4,7 @@ import type { Registry } from '../actors/registry.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { LoginThrottle } from '../auth/login-throttle.ts';
 import type { Tokens } from '../auth/tokens.ts';
+import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { ChangeFeed } from '../events/change-feed.ts';
 import type { JsonCache } from '../json-cache.ts';
@@ -13,11 +14,6 @@ import type { Kv } from '../store/kv.ts';
 import type { Traces } from '../traces/traces.ts';
 import type { Validator } from '../validation/validator.ts';
 import type { ServiceMetrics } from './metrics.ts';
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  nowMs(): number;
-}
 
 export interface Deps {
   config: Config;
@@ -43,8 +39,3 @@ export interface Deps {
 
 /** What one part of the HTTP layer uses of Deps: each names the few members it needs. */
 export type Uses<K extends keyof Deps> = Pick<Deps, K>;
-
-/** The service's timestamp for "now": ISO 8601 in UTC with milliseconds. */
-export function timestamp(clock: Clock): string {
-  return new Date(clock.nowMs()).toISOString();
-}

@@ -6,7 +6,8 @@ import type { Principal } from '../auth/authenticate.ts';
 import { newAgent } from '../domain/agent.ts';
 import type { Agent } from '../domain/records.ts';
 import { Rejected } from '../domain/rejection.ts';
-import { timestamp, type Deps } from '../http/deps.ts';
+import { timestamp } from '../clock.ts';
+import type { Deps } from '../http/deps.ts';
 import { fail } from '../http/errors.ts';
 import { canSee } from '../http/visibility.ts';
 import { canonicalUuid, isUuid } from '../validation/validator.ts';
@@ -14,6 +15,15 @@ import { slugify } from './slug.ts';
 import type { ResourceDraft, SpanDraft, SpanLinks } from './spans.ts';
 
 type LinkKind = 'agent' | 'job' | 'iteration';
+
+/** What one export's spans of one resource link to, as found so far. */
+interface ResourceLinks {
+  project: string;
+  /** Hint -> the record it names, or null. */
+  checked: Record<LinkKind, Map<string, string | null>>;
+  /** `overmind.agent.name` as sent -> the agent of that name (null: none, or none made). */
+  named: Map<string, string | null>;
+}
 
 /** Agent name and slug bounds (the agent resource's own). */
 const agentNameCharsMax = 255;
@@ -26,42 +36,42 @@ export class SpanLinker {
 
   async linksFor(principal: Principal, drafts: readonly SpanDraft[]): Promise<SpanLinks[]> {
     // Spans of one resource mostly repeat the same few links: each distinct one is checked once.
-    const resources = new Map<ResourceDraft, { project: string; checked: Record<LinkKind, Map<string, string | null>> }>();
+    const resources = new Map<ResourceDraft, ResourceLinks>();
     const resourceOf = (resource: ResourceDraft) => {
       let known = resources.get(resource);
       if (!known) {
-        known = { project: this.projectFor(principal, resource), checked: { agent: new Map(), job: new Map(), iteration: new Map() } };
+        const project = this.projectFor(principal, resource);
+        known = { project, checked: { agent: new Map(), job: new Map(), iteration: new Map() }, named: new Map() };
         resources.set(resource, known);
       }
       return known;
     };
-    const linked = (resource: ResourceDraft, kind: LinkKind, hint: string | null): string | null => {
+    const linked = (known: ResourceLinks, kind: LinkKind, hint: string | null): string | null => {
       if (hint === null) return null;
-      const { project, checked } = resourceOf(resource);
-      let id = checked[kind].get(hint);
-      if (id === undefined) checked[kind].set(hint, (id = this.linked(kind, project, hint)));
+      let id = known.checked[kind].get(hint);
+      if (id === undefined) known.checked[kind].set(hint, (id = this.linked(kind, known.project, hint)));
       return id;
     };
-    const named = new Map<string, Promise<string | null>>();
+    // Agents named by spans without a valid agent id are found, or created, before any span links to them.
+    const naming: Promise<unknown>[] = [];
     for (const { resource, hints } of drafts) {
-      const { project } = resourceOf(resource);
-      const name = agentName(hints.agentName);
-      const key = `${project}\n${name}`;
-      if (name && !linked(resource, 'agent', hints.agentId) && !named.has(key)) named.set(key, this.agentNamed(project, name));
+      const known = resourceOf(resource);
+      const name = hints.agentName;
+      if (name === null || known.named.has(name) || linked(known, 'agent', hints.agentId) !== null) continue;
+      const agent = agentName(name);
+      known.named.set(name, null);
+      if (agent) naming.push(this.agentNamed(known.project, agent).then((id) => known.named.set(name, id)));
     }
-    const agentsByName = new Map(await Promise.all([...named].map(async ([key, agent]) => [key, await agent] as const)));
-    const links: SpanLinks[] = [];
-    for (const { resource, hints } of drafts) {
-      const { project } = resourceOf(resource);
-      const name = agentName(hints.agentName);
-      links.push({
-        project,
-        agent: linked(resource, 'agent', hints.agentId) ?? (name ? agentsByName.get(`${project}\n${name}`) ?? null : null),
-        job: linked(resource, 'job', hints.job),
-        iteration: linked(resource, 'iteration', hints.iteration),
-      });
-    }
-    return links;
+    await Promise.all(naming);
+    return drafts.map(({ resource, hints }) => {
+      const known = resourceOf(resource);
+      return {
+        project: known.project,
+        agent: linked(known, 'agent', hints.agentId) ?? (hints.agentName === null ? null : known.named.get(hints.agentName) ?? null),
+        job: linked(known, 'job', hints.job),
+        iteration: linked(known, 'iteration', hints.iteration),
+      };
+    });
   }
 
   /** The record `hint` names when it is a live record of that kind in `project`, else null. */

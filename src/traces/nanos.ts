@@ -1,7 +1,12 @@
 // Nanosecond timestamps are 64-bit: past 2^53 a JavaScript number cannot hold them exactly. The
 // service keeps them as 16-digit hex strings, which sort as the numbers do (so they serve as key
 // parts and compare as strings), and turns them into bigint only to write them out.
-import type { Int64 } from './otlp.ts';
+
+/** A 64-bit integer as its two 32-bit halves (as protobufjs's Long holds one too). */
+export interface Int64 {
+  low: number;
+  high: number;
+}
 
 const uint64Max = (1n << 64n) - 1n;
 
@@ -20,7 +25,14 @@ export function hexToNanos(hex: string): bigint {
 /** An unsigned 64-bit protobuf integer (fixed64) as hex, straight from its two halves. */
 export function uint64ToHex(value: Int64 | number): string {
   if (typeof value === 'number') return nanosToHex(BigInt(Math.trunc(value)));
-  return (value.high >>> 0).toString(16).padStart(8, '0') + (value.low >>> 0).toString(16).padStart(8, '0');
+  return hex32(value.high) + hex32(value.low);
+}
+
+/** Two hex digits for each byte value: two times per span, a table beats formatting numbers ~3x. */
+const hexOfByte = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+function hex32(value: number): string {
+  return hexOfByte[value >>> 24]! + hexOfByte[(value >>> 16) & 0xff]! + hexOfByte[(value >>> 8) & 0xff]! + hexOfByte[value & 0xff]!;
 }
 
 export function uint64ToBigInt(value: Int64 | number): bigint {

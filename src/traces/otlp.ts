@@ -1,76 +1,13 @@
-// OTLP/HTTP export requests and responses, decoded and encoded by protobufjs from the official
-// OpenTelemetry .proto files in ./proto. Both encodings end as the same protobufjs message:
-// OTLP/JSON goes through the protobuf JSON mapping (`fromObject`) once its hex ids are bytes.
+// OTLP/HTTP export requests and responses. A protobuf body is read straight from the wire
+// (otlp-wire.ts); an OTLP/JSON body goes through the protobuf JSON mapping of protobufjs, from the
+// official OpenTelemetry .proto files in ./proto, once its hex ids are bytes, and is read from
+// the protobuf it encodes to, so both encodings end in the same ExportRequest.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { readExportRequest, type ExportRequest } from './otlp-wire.ts';
 
 export type OtlpEncoding = 'protobuf' | 'json';
-
-/** A 64-bit integer as protobufjs reads it: a Long (the `long` package), or a number. */
-export interface Int64 {
-  low: number;
-  high: number;
-}
-
-/** The decoded shapes the service reads (protobufjs gives lowerCamelCase fields, defaults on the prototype). */
-export interface AnyValue {
-  /** Which member of the `value` oneof is set. */
-  value?: 'stringValue' | 'boolValue' | 'intValue' | 'doubleValue' | 'arrayValue' | 'kvlistValue' | 'bytesValue';
-  stringValue: string;
-  boolValue: boolean;
-  intValue: Int64 | number;
-  doubleValue: number;
-  arrayValue: { values: AnyValue[] };
-  kvlistValue: { values: KeyValue[] };
-  bytesValue: Uint8Array;
-}
-
-export interface KeyValue {
-  key: string;
-  value: AnyValue | null;
-}
-
-export interface OtlpEvent {
-  timeUnixNano: Int64 | number;
-  name: string;
-  attributes: KeyValue[];
-}
-
-export interface OtlpLink {
-  traceId: Uint8Array;
-  spanId: Uint8Array;
-  traceState: string;
-  attributes: KeyValue[];
-}
-
-export interface OtlpSpan {
-  traceId: Uint8Array;
-  spanId: Uint8Array;
-  parentSpanId: Uint8Array;
-  name: string;
-  kind: number;
-  startTimeUnixNano: Int64 | number;
-  endTimeUnixNano: Int64 | number;
-  attributes: KeyValue[];
-  events: OtlpEvent[];
-  links: OtlpLink[];
-  status: { code: number; message: string } | null;
-}
-
-export interface ScopeSpans {
-  scope: { name: string; version: string } | null;
-  spans: OtlpSpan[];
-}
-
-export interface ResourceSpans {
-  resource: { attributes: KeyValue[] } | null;
-  scopeSpans: ScopeSpans[];
-}
-
-export interface ExportTraceServiceRequest {
-  resourceSpans: ResourceSpans[];
-}
 
 /** A body that is not an OTLP export request in its declared encoding. */
 export class OtlpDecodeError extends Error {
@@ -89,17 +26,17 @@ root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
 export const exportRequestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 const responseType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 
-export function decodeExportRequest(body: Uint8Array, encoding: OtlpEncoding): ExportTraceServiceRequest {
+export function decodeExportRequest(body: Uint8Array, encoding: OtlpEncoding): ExportRequest {
   try {
-    if (encoding === 'protobuf') return exportRequestType.decode(body) as unknown as ExportTraceServiceRequest;
+    if (encoding === 'protobuf') return readExportRequest(body, true);
     const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
     const parsed: unknown = text.trim() === '' ? {} : JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new Error('an OTLP/JSON export request is a JSON object');
     }
-    return messageFromOtlpJson(parsed) as unknown as ExportTraceServiceRequest;
+    return readExportRequest(exportRequestType.encode(messageFromOtlpJson(parsed)).finish(), false);
   } catch (error) {
-    // protobufjs reports truncated or malformed input (and input nested past the stack) by throwing.
+    // The readers report truncated or malformed input (and input nested past the stack) by throwing.
     throw new OtlpDecodeError(encoding, error instanceof Error ? error.message : String(error));
   }
 }

@@ -2,10 +2,14 @@
 // fields; what is only ever shown (attributes, events, links, scope, and the resource attributes,
 // packed once per resource) is packed into msgpack blobs, so scans decode a few fields rather than
 // arbitrary attribute maps, and arbitrary attribute keys never reach LMDB's shared structures.
+// A span's detail is packed as its OTLP fields were sent, beside its scope: re-encoding its
+// attributes cost more than anything else of a span but its key, and it is decoded again only
+// when shown. Stores written before hold the SpanDetail itself, which reads the same.
 import { Packr } from 'msgpackr';
-import { hexToNanos } from './nanos.ts';
 import type { JsonValue } from './json-text.ts';
-import { spanTypeOf } from './span-type.ts';
+import { hexToNanos, uint64ToBigInt } from './nanos.ts';
+import { readSpan, type OtlpSpan } from './otlp-wire.ts';
+import { spanTypeOf, type Attributes } from './span-type.ts';
 
 export interface SpanRecord {
   readonly trace_id: string;
@@ -31,13 +35,11 @@ export interface SpanRecord {
   readonly tokens: number;
   /** Milliseconds since the epoch. */
   readonly received_at: number;
-  /** SpanDetail, packed. */
+  /** The span's detail, packed: a PackedDetail, or a SpanDetail (stores written before it). */
   readonly detail: Uint8Array;
   /** The resource's attributes, packed (one blob shared by every span of the resource). */
   readonly resource: Uint8Array;
 }
-
-export type Attributes = { [key: string]: JsonValue };
 
 // Type aliases, not interfaces: they must be assignable to JsonValue for the writer.
 export type SpanEvent = {
@@ -62,15 +64,44 @@ export interface SpanDetail {
   scope_version: string;
 }
 
+/** How a span's detail is kept: its OTLP fields as sent (see OtlpSpan.shown) and its scope. */
+interface PackedDetail {
+  otlp: Uint8Array;
+  scope_name: string;
+  scope_version: string;
+}
+
 // Plain msgpack maps (no record extension): the blob stands alone and bigints round-trip.
 const packr = new Packr({ useRecords: false });
 
-export function pack(value: SpanDetail | Attributes): Uint8Array {
+export function pack(value: PackedDetail | SpanDetail | Attributes): Uint8Array {
   return packr.pack(value);
 }
 
-function unpack<T extends SpanDetail | Attributes>(packed: Uint8Array): T {
+function unpack<T extends PackedDetail | SpanDetail | Attributes>(packed: Uint8Array): T {
   return packr.unpack(packed) as T;
+}
+
+/** The detail of a span as it arrived. */
+export function spanDetail(span: OtlpSpan, scope: { name: string; version: string }): SpanDetail {
+  return {
+    status_message: span.statusMessage,
+    attributes: span.attributes,
+    events: span.events.map((event) => ({ name: event.name, time_ns: uint64ToBigInt(event.timeUnixNano), attributes: event.attributes })),
+    links: span.links.map((link) => ({ trace_id: link.traceId, span_id: link.spanId, trace_state: link.traceState, attributes: link.attributes })),
+    scope_name: scope.name,
+    scope_version: scope.version,
+  };
+}
+
+export function packDetail(otlp: Uint8Array, scope: { name: string; version: string }): Uint8Array {
+  return pack({ otlp, scope_name: scope.name, scope_version: scope.version });
+}
+
+function unpackDetail(packed: Uint8Array): SpanDetail {
+  const detail = unpack<PackedDetail | SpanDetail>(packed);
+  if (!('otlp' in detail)) return detail;
+  return spanDetail(readSpan(detail.otlp), { name: detail.scope_name, version: detail.scope_version });
 }
 
 export const isRoot = (span: SpanRecord): boolean => span.parent_span_id === '';
@@ -80,7 +111,7 @@ export const isRoot = (span: SpanRecord): boolean => span.parent_span_id === '';
  * stands for its whole trace (a trace list row, a trace's root), which shows the trace's total.
  */
 export function spanJson(span: SpanRecord, totalTokens: number = span.tokens): { [key: string]: JsonValue } {
-  const detail = unpack<SpanDetail>(span.detail);
+  const detail = unpackDetail(span.detail);
   return {
     trace_id: span.trace_id,
     span_id: span.span_id,

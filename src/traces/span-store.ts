@@ -4,17 +4,24 @@
 //   spans        [project, start, trace_id, span_id]        -> the span, less its key (time order per project)
 //   traces       [trace_id, project]                        -> TraceEntry: its spans, its head, its tokens
 //   trace-order  [project, head start, trace_id]            -> head span_id
-//   span-links   [project, agent|job|iteration, id, trace_id] -> [start, span_id][] of that trace
+//   span-links   [project, agent|job|iteration, id, since, trace_id] -> [start, span_id][] of that trace
 //   span-counts  [project, all|agent|job|iteration, id, service_name] -> spans
 //                [project, 'traces']                        -> traces
 //
 // `start` is a span's start time as 16 hex digits. A trace's head (its row in the trace list) is
 // its root span, or its earliest span while no root has arrived. Everything but the span itself
 // is kept per trace, not per span: a write costs one put per span plus a few per trace, which is
-// what makes ingest fast (LMDB puts run on the main thread inside the write transaction).
+// what makes ingest fast (LMDB puts run on the main thread inside the write transaction). A
+// trace's entry is rewritten whole whenever it changes, so a trace holds at most
+// `spansPerTraceMax` spans. New traces are keyed by time wherever the key allows: a trace's link
+// entries carry `since` (its head's start when it was first stored, kept in its entry), so new
+// traces append to the link index instead of landing on a random page each (on a million spans a
+// random insert cost ~4x an append). Stores written before `since` was kept have link entries
+// without it ([project, dim, id, trace_id]); those traces keep that key.
 //
 // This module decides the ops of each change; SpanWriter runs those decisions one at a time, so
 // reads here see committed state only and no decision races another.
+import { defaultLimits } from '../config.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
 
@@ -33,6 +40,14 @@ interface TraceEntry {
   spans: SpanRef[];
   /** The sum of its spans' tokens (absent in stores written before it was kept: 0). */
   tokens?: number;
+  /** The start its link entries are keyed by (absent in stores written before it was kept). */
+  since?: string;
+}
+
+/** What one ingest did: spans stored, and new spans refused because their trace was full. */
+export interface Ingested {
+  stored: number;
+  refused: number;
 }
 
 /** Inclusive start-time bounds as hex (see nanos.ts). */
@@ -48,7 +63,10 @@ export class SpanStore {
   readonly links: KvDb;
   readonly counts: KvDb;
 
-  constructor(readonly kv: Kv) {
+  constructor(
+    readonly kv: Kv,
+    private readonly spansPerTraceMax: number = defaultLimits.spansPerTraceMax,
+  ) {
     this.spans = kv.db('spans');
     this.traces = kv.db('traces');
     this.order = kv.db('trace-order');
@@ -60,23 +78,31 @@ export class SpanStore {
 
   /**
    * Ops storing every span not stored yet (by trace_id and span_id, in any project; the first
-   * copy wins), with its trace, links and counters. Returns how many spans of each batch were new.
+   * copy wins), with its trace, links and counters. A new span whose trace already holds
+   * `spansPerTraceMax` spans (in its project) is refused. Returns what became of each batch.
    */
-  ingestOps(batches: readonly (readonly SpanRecord[])[]): { ops: KvOp[]; stored: number[] } {
+  ingestOps(batches: readonly (readonly SpanRecord[])[]): { ops: KvOp[]; stored: number[]; refused: number[] } {
     const ops: KvOp[] = [];
-    const change = new Change(this);
-    const stored = batches.map((spans) => {
-      let fresh = 0;
+    const change = new Change(this, this.spansPerTraceMax);
+    const stored: number[] = [];
+    const refused: number[] = [];
+    for (const spans of batches) {
+      let added = 0;
+      let full = 0;
       for (const span of spans) {
-        if (change.knows(span.trace_id, span.span_id)) continue;
-        fresh++;
-        ops.push({ db: this.spans, key: spanKey(span), value: toStored(span) });
-        change.addSpan(span);
+        const outcome = change.addSpan(span);
+        if (outcome === 'added') {
+          added++;
+          ops.push({ db: this.spans, key: spanKey(span), value: toStored(span) });
+        } else if (outcome === 'refused') {
+          full++;
+        }
       }
-      return fresh;
-    });
+      stored.push(added);
+      refused.push(full);
+    }
     ops.push(...change.ops());
-    return { ops, stored };
+    return { ops, stored, refused };
   }
 
   /**
@@ -85,7 +111,7 @@ export class SpanStore {
    */
   removalOps(project: string, before: string | null, limit: number): { ops: KvOp[]; removed: number } {
     const ops: KvOp[] = [];
-    const change = new Change(this);
+    const change = new Change(this, this.spansPerTraceMax);
     let removed = 0;
     const end = before === null ? prefixEnd([project]) : [project, before];
     for (const { key, value } of this.spans.range<StoredSpan>({ start: [project], end, limit })) {
@@ -192,10 +218,11 @@ export class SpanStore {
     }
   }
 
+  /** Link entries of one record: the trace id ends the key, whether `since` is in it or not. */
   private *linkEntries(project: string, dim: LinkDim, id: string): Generator<[traceId: string, refs: readonly LinkRef[]]> {
     const prefix = [project, dim, id];
     for (const { key, value } of this.links.range<LinkRef[]>({ start: prefix, end: prefixEnd(prefix) })) {
-      yield [key[3] as string, value];
+      yield [key[key.length - 1] as string, value];
     }
   }
 
@@ -217,9 +244,25 @@ export class SpanStore {
 /** What the spans database holds: a span without the fields its key already carries. */
 type StoredSpan = Omit<SpanRecord, 'project' | 'start_time_ns' | 'trace_id' | 'span_id'>;
 
+/** Spelled out rather than spread: one object shape for every span, which msgpack encodes fastest. */
 function toStored(span: SpanRecord): StoredSpan {
-  const { project, start_time_ns, trace_id, span_id, ...stored } = span;
-  return stored;
+  return {
+    parent_span_id: span.parent_span_id,
+    agent: span.agent,
+    job: span.job,
+    iteration: span.iteration,
+    name: span.name,
+    kind: span.kind,
+    operation: span.operation,
+    service_name: span.service_name,
+    end_time_ns: span.end_time_ns,
+    duration_ns: span.duration_ns,
+    status_code: span.status_code,
+    tokens: span.tokens,
+    received_at: span.received_at,
+    detail: span.detail,
+    resource: span.resource,
+  };
 }
 
 function fromStored(key: Key, stored: StoredSpan): SpanRecord {
@@ -250,6 +293,14 @@ function headOf(spans: readonly SpanRef[]): SpanRef | undefined {
   return head;
 }
 
+/** The spans of one trace linked to one record, as a decision changes them. */
+interface LinkChange {
+  dim: LinkDim;
+  id: string;
+  added: LinkRef[];
+  removed: Set<string>;
+}
+
 /** A trace of one project as a decision changes it. */
 interface TraceState {
   project: string;
@@ -260,7 +311,12 @@ interface TraceState {
   removed: Set<string>;
   tokens: number;
   changed: boolean;
+  /** By dimension and record id ("job\n<id>"). */
+  links: Map<string, LinkChange>;
 }
+
+/** What became of a span offered to a change. */
+type Outcome = 'added' | 'known' | 'refused';
 
 /**
  * The per-trace, per-link and counter changes of one decision: everything read once, changed in
@@ -269,40 +325,43 @@ interface TraceState {
 class Change {
   /** trace_id -> project -> state, loaded on first sight of the trace. */
   private readonly traces = new Map<string, Map<string, TraceState>>();
-  /** Link entries: key text -> key, refs before, refs added, span ids removed. */
-  private readonly links = new Map<string, { key: Key; refs: LinkRef[]; removed: Set<string> }>();
   private readonly counts = new Map<string, { key: Key; delta: number }>();
   private readonly lastCounts: Partial<Record<CountDim | 'traces', { project: string; id: string; service: string; change: { delta: number } }>> = {};
 
-  constructor(private readonly store: SpanStore) {}
+  constructor(
+    private readonly store: SpanStore,
+    private readonly spansPerTraceMax: number,
+  ) {}
 
-  /** Whether a span with these ids is stored (in any project) or already added by this change. */
-  knows(traceId: string, spanId: string): boolean {
-    for (const state of this.traceStates(traceId).values()) if (state.ids.has(spanId)) return true;
-    return false;
-  }
-
-  addSpan(span: SpanRecord): void {
-    const state = this.traceState(span.project, span.trace_id);
+  /**
+   * Adds a span unless one with its ids is stored (in any project) or already added by this
+   * change, or its trace is full.
+   */
+  addSpan(span: SpanRecord): Outcome {
+    const states = this.traceStates(span.trace_id);
+    for (const state of states.values()) if (state.ids.has(span.span_id)) return 'known';
+    const state = this.traceState(states, span.project, span.trace_id);
+    if (state.spans.length >= this.spansPerTraceMax) return 'refused';
     state.spans.push([span.span_id, span.start_time_ns, isRoot(span)]);
     state.ids.add(span.span_id);
     state.tokens += span.tokens;
     state.changed = true;
     for (const dim of linkDims) {
       const id = span[dim];
-      if (id !== null) this.link(span.project, dim, id, span.trace_id).refs.push([span.start_time_ns, span.span_id]);
+      if (id !== null) linkChange(state, dim, id).added.push([span.start_time_ns, span.span_id]);
     }
     this.countSpan(span, 1);
+    return 'added';
   }
 
   removeSpan(span: SpanRecord): void {
-    const state = this.traceState(span.project, span.trace_id);
+    const state = this.traceState(this.traceStates(span.trace_id), span.project, span.trace_id);
     state.removed.add(span.span_id);
     state.tokens -= span.tokens;
     state.changed = true;
     for (const dim of linkDims) {
       const id = span[dim];
-      if (id !== null) this.link(span.project, dim, id, span.trace_id).removed.add(span.span_id);
+      if (id !== null) linkChange(state, dim, id).removed.add(span.span_id);
     }
     this.countSpan(span, -1);
   }
@@ -311,11 +370,7 @@ class Change {
     const { store } = this;
     const ops: KvOp[] = [];
     for (const byProject of this.traces.values()) {
-      for (const state of byProject.values()) ops.push(...this.traceOps(state));
-    }
-    for (const { key, refs, removed } of this.links.values()) {
-      const kept = removed.size > 0 ? refs.filter((ref) => !removed.has(ref[1])) : refs;
-      ops.push({ db: store.links, key, ...(kept.length > 0 ? { value: kept } : {}) });
+      for (const state of byProject.values()) if (state.changed) this.traceOps(state, ops);
     }
     for (const { key, delta } of this.counts.values()) {
       if (delta === 0) continue;
@@ -325,24 +380,35 @@ class Change {
     return ops;
   }
 
-  private traceOps(state: TraceState): KvOp[] {
+  private traceOps(state: TraceState, ops: KvOp[]): void {
     const { store } = this;
     const { project, traceId, before } = state;
-    if (!state.changed) return [];
     const spans = state.removed.size > 0 ? state.spans.filter((ref) => !state.removed.has(ref[0])) : state.spans;
     const head = headOf(spans);
     const headMoved = !before || !head || before.head[0] !== head[0];
-    const ops: KvOp[] = [];
+    // A trace keeps the `since` of its first entry for as long as it has spans.
+    const since = before ? before.since : head?.[1];
     if (before && headMoved) ops.push({ db: store.order, key: [project, before.head[1], traceId] });
+    for (const link of state.links.values()) this.linkOps(state, link, since, ops);
     if (!head) {
       ops.push({ db: store.traces, key: [traceId, project] });
       this.count(project, 'traces', '', '', -1);
-      return ops;
+      return;
     }
     if (!before) this.count(project, 'traces', '', '', 1);
     if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
-    ops.push({ db: store.traces, key: [traceId, project], value: { head, spans, tokens: state.tokens } satisfies TraceEntry });
-    return ops;
+    const entry: TraceEntry = { head, spans, tokens: state.tokens, ...(since === undefined ? {} : { since }) };
+    ops.push({ db: store.traces, key: [traceId, project], value: entry });
+  }
+
+  /** The trace's link entry for one record, rewritten with the spans added and removed. */
+  private linkOps(state: TraceState, link: LinkChange, since: string | undefined, ops: KvOp[]): void {
+    const { links } = this.store;
+    const key = since === undefined ? [state.project, link.dim, link.id, state.traceId] : [state.project, link.dim, link.id, since, state.traceId];
+    // A new trace has no entry yet: only a trace stored before needs reading.
+    const refs = state.before ? [...(links.get<LinkRef[]>(key) ?? []), ...link.added] : link.added;
+    const kept = link.removed.size > 0 ? refs.filter((ref) => !link.removed.has(ref[1])) : refs;
+    ops.push({ db: links, key, ...(kept.length > 0 ? { value: kept } : {}) });
   }
 
   private traceStates(traceId: string): Map<string, TraceState> {
@@ -352,34 +418,17 @@ class Change {
       const range = { start: [traceId], end: prefixEnd([traceId]) };
       for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
         const project = key[1] as string;
-        const ids = new Set(value.spans.map((ref) => ref[0]));
-        const tokens = value.tokens ?? 0;
-        byProject.set(project, { project, traceId, before: value, spans: [...value.spans], ids, removed: new Set(), tokens, changed: false });
+        byProject.set(project, newTraceState(project, traceId, value));
       }
       this.traces.set(traceId, byProject);
     }
     return byProject;
   }
 
-  private traceState(project: string, traceId: string): TraceState {
-    const byProject = this.traceStates(traceId);
-    let state = byProject.get(project);
-    if (!state) {
-      state = { project, traceId, before: undefined, spans: [], ids: new Set(), removed: new Set(), tokens: 0, changed: false };
-      byProject.set(project, state);
-    }
+  private traceState(states: Map<string, TraceState>, project: string, traceId: string): TraceState {
+    let state = states.get(project);
+    if (!state) states.set(project, (state = newTraceState(project, traceId, undefined)));
     return state;
-  }
-
-  private link(project: string, dim: LinkDim, id: string, traceId: string): { key: Key; refs: LinkRef[]; removed: Set<string> } {
-    const text = `${project}\n${dim}\n${id}\n${traceId}`;
-    let link = this.links.get(text);
-    if (!link) {
-      const key = [project, dim, id, traceId];
-      link = { key, refs: [...(this.store.links.get<LinkRef[]>(key) ?? [])], removed: new Set() };
-      this.links.set(text, link);
-    }
-    return link;
   }
 
   private countSpan(span: SpanRecord, delta: number): void {
@@ -404,4 +453,25 @@ class Change {
     change.delta += delta;
     this.lastCounts[dim] = { project, id, service, change };
   }
+}
+
+function newTraceState(project: string, traceId: string, before: TraceEntry | undefined): TraceState {
+  return {
+    project,
+    traceId,
+    before,
+    spans: before ? [...before.spans] : [],
+    ids: new Set(before?.spans.map((ref) => ref[0])),
+    removed: new Set(),
+    tokens: before?.tokens ?? 0,
+    changed: false,
+    links: new Map(),
+  };
+}
+
+function linkChange(state: TraceState, dim: LinkDim, id: string): LinkChange {
+  const text = `${dim}\n${id}`;
+  let link = state.links.get(text);
+  if (!link) state.links.set(text, (link = { dim, id, added: [], removed: new Set() }));
+  return link;
 }

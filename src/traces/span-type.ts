@@ -1,7 +1,10 @@
 // What the original service's trace views show beside OTLP's own fields: a span's product type
 // (llm_call, tool_call, retrieval, workflow) and its token count, both derived from what the span
 // carries (pure: attributes and operation in, a value out).
-import type { Attributes } from './span-record.ts';
+import type { JsonValue } from './json-text.ts';
+
+/** Attributes (OTLP key-values) as a JSON object. */
+export type Attributes = { [key: string]: JsonValue };
 
 export type SpanType = string;
 

@@ -6,7 +6,7 @@ import { ActorUnavailable } from '../actors/actor-unavailable.ts';
 import { SerialQueue } from '../actors/serial-queue.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { SpanRecord } from './span-record.ts';
-import type { SpanStore } from './span-store.ts';
+import type { Ingested, SpanStore } from './span-store.ts';
 
 export interface SpanWriterOptions {
   /** Spans waiting to be written before new exports are refused. */
@@ -18,7 +18,7 @@ export interface SpanWriterOptions {
 }
 
 type Task =
-  | { kind: 'ingest'; spans: readonly SpanRecord[]; resolve(stored: number): void; reject(error: unknown): void }
+  | { kind: 'ingest'; spans: readonly SpanRecord[]; resolve(ingested: Ingested): void; reject(error: unknown): void }
   | { kind: 'remove'; project: string; before: string | null; limit: number; resolve(removed: number): void; reject(error: unknown): void };
 
 export class SpanWriter {
@@ -27,8 +27,8 @@ export class SpanWriter {
 
   constructor(private readonly store: SpanStore, private readonly options: SpanWriterOptions) {}
 
-  /** Stores the spans not stored yet; resolves with how many were new, once durable. */
-  ingest(spans: readonly SpanRecord[]): Promise<number> {
+  /** Stores the spans not stored yet; resolves with how many were stored and refused, once durable. */
+  ingest(spans: readonly SpanRecord[]): Promise<Ingested> {
     if (this.queuedSpans > 0 && this.queuedSpans + spans.length > this.options.queueSpansMax) {
       return Promise.reject(new ActorUnavailable('mailbox_full', 1));
     }
@@ -78,14 +78,16 @@ export class SpanWriter {
   }
 
   private async commitIngests(tasks: Extract<Task, { kind: 'ingest' }>[]): Promise<void> {
-    let decided: { ops: KvOp[]; stored: number[] };
+    let decided: { ops: KvOp[]; stored: number[]; refused: number[] };
     try {
       decided = this.store.ingestOps(tasks.map((task) => task.spans));
     } catch (error) {
       for (const task of tasks) task.reject(error);
       return;
     }
-    if (await this.commit(decided.ops, tasks)) tasks.forEach((task, index) => task.resolve(decided.stored[index]!));
+    if (await this.commit(decided.ops, tasks)) {
+      tasks.forEach((task, index) => task.resolve({ stored: decided.stored[index]!, refused: decided.refused[index]! }));
+    }
   }
 
   private async commitRemoval(task: Extract<Task, { kind: 'remove' }>): Promise<void> {

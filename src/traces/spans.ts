@@ -1,11 +1,11 @@
 // From a decoded OTLP export request to span records (pure: time and links come in as
 // arguments). A span whose ids are malformed is refused on its own and counted, as OTLP's
 // partial success reports it; the rest of the request is kept.
-import type { AnyValue, ExportTraceServiceRequest, KeyValue, OtlpEvent, OtlpLink, OtlpSpan } from './otlp.ts';
-import { int64ToExact, uint64Difference, uint64ToBigInt, uint64ToHex } from './nanos.ts';
-import { pack, type Attributes, type SpanDetail, type SpanEvent, type SpanLink, type SpanRecord } from './span-record.ts';
 import type { JsonValue } from './json-text.ts';
-import { tokensOf } from './span-type.ts';
+import { uint64Difference, uint64ToHex } from './nanos.ts';
+import type { ExportRequest, OtlpSpan } from './otlp-wire.ts';
+import { pack, packDetail, spanDetail, type SpanDetail, type SpanRecord } from './span-record.ts';
+import { tokensOf, type Attributes } from './span-type.ts';
 
 /** Resource and span attributes that link spans to the service's records. */
 export const linkAttributes = {
@@ -51,6 +51,8 @@ export interface SpanDraft {
   status_code: number;
   tokens: number;
   detail: SpanDetail;
+  /** What is kept of its detail: its shown fields as sent (OtlpSpan.shown, span-record.ts). */
+  otlp: Uint8Array;
 }
 
 export interface Drafted {
@@ -75,26 +77,25 @@ export class AttributeDepthError extends Error {
 
 export const idRefusal = 'trace_id must be 16 bytes and span_id 8 bytes, neither all zeros; parent_span_id empty or 8 bytes';
 
-export function countSpans(request: ExportTraceServiceRequest): number {
+export function countSpans(request: ExportRequest): number {
   let count = 0;
   for (const resourceSpans of request.resourceSpans) for (const scopeSpans of resourceSpans.scopeSpans) count += scopeSpans.spans.length;
   return count;
 }
 
-export function draftSpans(request: ExportTraceServiceRequest, depthMax: number): Drafted {
+export function draftSpans(request: ExportRequest, depthMax: number): Drafted {
   const spans: SpanDraft[] = [];
   let rejected = 0;
   for (const resourceSpans of request.resourceSpans) {
-    const attributes = attributesJson(resourceSpans.resource?.attributes ?? [], depthMax);
+    const attributes = checkedDepth(resourceSpans.attributes, depthMax);
     const resource: ResourceDraft = {
       attributes,
       packed: pack(attributes),
       serviceName: stringAttribute(attributes, 'service.name') ?? '',
       projectHint: stringAttribute(attributes, linkAttributes.project),
     };
-    for (const scopeSpans of resourceSpans.scopeSpans) {
-      const scope = { name: scopeSpans.scope?.name ?? '', version: scopeSpans.scope?.version ?? '' };
-      for (const span of scopeSpans.spans) {
+    for (const { scope, spans: sent } of resourceSpans.scopeSpans) {
+      for (const span of sent) {
         const draft = draftSpan(span, resource, scope, depthMax);
         if (draft) spans.push(draft);
         else rejected++;
@@ -105,11 +106,13 @@ export function draftSpans(request: ExportTraceServiceRequest, depthMax: number)
 }
 
 function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: string; version: string }, depthMax: number): SpanDraft | null {
-  const traceId = idHex(span.traceId, 16);
-  const spanId = idHex(span.spanId, 8);
-  const parentSpanId = span.parentSpanId.length === 0 ? '' : idHex(span.parentSpanId, 8, true);
+  const traceId = validId(span.traceId, 16);
+  const spanId = validId(span.spanId, 8);
+  const parentSpanId = span.parentSpanId === '' ? '' : validId(span.parentSpanId, 8, true);
   if (traceId === null || spanId === null || parentSpanId === null) return null;
-  const attributes = attributesJson(span.attributes, depthMax);
+  const attributes = checkedDepth(span.attributes, depthMax);
+  for (const { attributes } of span.events) checkedDepth(attributes, depthMax);
+  for (const { attributes } of span.links) checkedDepth(attributes, depthMax);
   return {
     resource,
     hints: {
@@ -127,16 +130,10 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
     start_time_ns: uint64ToHex(span.startTimeUnixNano),
     end_time_ns: uint64ToHex(span.endTimeUnixNano),
     duration_ns: uint64Difference(span.endTimeUnixNano, span.startTimeUnixNano),
-    status_code: span.status?.code ?? 0,
+    status_code: span.statusCode,
     tokens: tokensOf(attributes),
-    detail: {
-      status_message: span.status?.message ?? '',
-      attributes,
-      events: span.events.length === 0 ? [] : span.events.map((event) => eventJson(event, depthMax)),
-      links: span.links.length === 0 ? [] : span.links.map((link) => linkJson(link, depthMax)),
-      scope_name: scope.name,
-      scope_version: scope.version,
-    },
+    detail: spanDetail(span, scope),
+    otlp: span.shown,
   };
 }
 
@@ -160,37 +157,22 @@ export function spanRecord(draft: SpanDraft, links: SpanLinks, receivedAt: numbe
     status_code: draft.status_code,
     tokens: draft.tokens,
     received_at: receivedAt,
-    detail: pack(draft.detail),
+    detail: packDetail(draft.otlp, { name: draft.detail.scope_name, version: draft.detail.scope_version }),
     resource: draft.resource.packed,
   };
 }
 
-function eventJson(event: OtlpEvent, depthMax: number): SpanEvent {
-  return { name: event.name, time_ns: uint64ToBigInt(event.timeUnixNano), attributes: attributesJson(event.attributes, depthMax) };
+/**
+ * An id of `bytes` bytes (in hex); null when it has another length or is all zeros, unless
+ * `zerosMeanNone`, when all zeros mean no id ('').
+ */
+function validId(hex: string, bytes: number, zerosMeanNone = false): string | null {
+  if (hex.length !== bytes * 2) return null;
+  if (!allZeros.test(hex)) return hex;
+  return zerosMeanNone ? '' : null;
 }
 
-function linkJson(link: OtlpLink, depthMax: number): SpanLink {
-  return {
-    trace_id: bytesHex(link.traceId),
-    span_id: bytesHex(link.spanId),
-    trace_state: link.traceState,
-    attributes: attributesJson(link.attributes, depthMax),
-  };
-}
-
-/** Lower-case hex of an id of `length` bytes; null when it has another length or is all zeros. */
-function idHex(bytes: Uint8Array, length: number, zerosMeanNone = false): string | null {
-  if (bytes.length !== length) return null;
-  let zeros = true;
-  for (let i = 0; i < length && zeros; i++) zeros = bytes[i] === 0;
-  if (zeros) return zerosMeanNone ? '' : null;
-  return bytesHex(bytes);
-}
-
-function bytesHex(bytes: Uint8Array): string {
-  // protobufjs decodes bytes as Buffers in Node; anything else is wrapped without copying.
-  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex');
-}
+const allZeros = /^0+$/;
 
 function operationOf(attributes: Attributes): string {
   for (const key of operationAttributes) {
@@ -200,37 +182,20 @@ function operationOf(attributes: Attributes): string {
   return '';
 }
 
-/** Attributes as a JSON object; a repeated key keeps its last value. */
-function attributesJson(keyValues: readonly KeyValue[], depthMax: number, depth = 1): Attributes {
-  if (depth > depthMax) throw new AttributeDepthError(depthMax);
-  const attributes: Attributes = {};
-  for (const { key, value } of keyValues) attributes[key] = anyValueJson(value, depthMax, depth);
+/**
+ * The attributes as sent, once no value nests deeper than `depthMax` levels (the attributes
+ * themselves are the first level, as a JSON body's depth counts).
+ */
+function checkedDepth(attributes: Attributes, depthMax: number): Attributes {
+  for (const key in attributes) checkNesting(attributes[key]!, 2, depthMax);
   return attributes;
 }
 
-function anyValueJson(value: AnyValue | null, depthMax: number, depth: number): JsonValue {
-  switch (value?.value) {
-    case 'stringValue':
-      return value.stringValue;
-    case 'boolValue':
-      return value.boolValue;
-    case 'intValue':
-      return int64ToExact(value.intValue);
-    case 'doubleValue':
-      return value.doubleValue;
-    case 'bytesValue':
-      return Buffer.from(value.bytesValue).toString('base64');
-    case 'arrayValue': {
-      if (depth >= depthMax) throw new AttributeDepthError(depthMax);
-      const items: JsonValue[] = [];
-      for (const item of value.arrayValue.values) items.push(anyValueJson(item, depthMax, depth + 1));
-      return items;
-    }
-    case 'kvlistValue':
-      return attributesJson(value.kvlistValue.values, depthMax, depth + 1);
-    default:
-      return null;
-  }
+function checkNesting(value: JsonValue, depth: number, depthMax: number): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (depth > depthMax) throw new AttributeDepthError(depthMax);
+  if (Array.isArray(value)) for (const item of value) checkNesting(item, depth + 1, depthMax);
+  else for (const key in value) checkNesting(value[key]!, depth + 1, depthMax);
 }
 
 function stringAttribute(attributes: Attributes, key: string): string | null {

@@ -3,10 +3,10 @@
 // batches through the same writer as ingests, so they never hold the store for long.
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { Clock } from '../http/deps.ts';
+import type { Clock } from '../clock.ts';
 import { millisToNanos, nanosToHex } from './nanos.ts';
 import type { SpanRecord } from './span-record.ts';
-import { SpanStore } from './span-store.ts';
+import { SpanStore, type Ingested } from './span-store.ts';
 import { SpanWriter } from './span-writer.ts';
 import type { Kv } from '../store/kv.ts';
 
@@ -32,7 +32,7 @@ export class Traces {
 
   constructor(private readonly options: TracesOptions) {
     const { limits } = options.config;
-    this.store = new SpanStore(options.kv);
+    this.store = new SpanStore(options.kv, limits.spansPerTraceMax);
     this.writer = new SpanWriter(this.store, {
       queueSpansMax: limits.traceQueueSpansMax,
       commitSpansMax: limits.traceCommitSpansMax,
@@ -40,11 +40,14 @@ export class Traces {
     });
   }
 
-  /** Stores the spans not stored yet; resolves with how many were new, once they are durable. */
-  async ingest(spans: readonly SpanRecord[]): Promise<number> {
-    const stored = await this.writer.ingest(spans);
-    this.spansStored += stored;
-    return stored;
+  /**
+   * Stores the spans not stored yet, unless their trace is full; resolves with how many were
+   * stored and refused, once they are durable.
+   */
+  async ingest(spans: readonly SpanRecord[]): Promise<Ingested> {
+    const ingested = await this.writer.ingest(spans);
+    this.spansStored += ingested.stored;
+    return ingested;
   }
 
   /**

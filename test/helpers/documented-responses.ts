@@ -6,7 +6,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { pino } from 'pino';
 import type { OpenApiDocument, Operation, ResponseObject } from '../../src/http/openapi.ts';
-import { apiDocument } from '../../src/http/resources/docs.ts';
+import { apiDocument } from '../../src/app.ts';
 import { createService } from '../../src/service.ts';
 
 export interface ReceivedResponse {

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
-import { timestamp, type Uses } from '../deps.ts';
+import { timestamp } from '../../clock.ts';
+import type { Uses } from '../deps.ts';
 import { replyPage } from '../list.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';

@@ -6,9 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-// A cycle by nature: the document describes every route, these included. allRoutes is only
-// called once a request arrives, long after both modules have loaded.
-import { allRoutes } from '../../app.ts';
 import type { Deps } from '../deps.ts';
 import { openApiDocument, type OpenApiDocument } from '../openapi.ts';
 import { replyJsonText, type Route } from '../route.ts';
@@ -56,12 +53,16 @@ const referencePage = `<!doctype html>
 </html>
 `;
 
-/** The OpenAPI document of every route the service serves. */
-export function apiDocument(deps: Deps): OpenApiDocument {
-  return openApiDocument(allRoutes(deps), deps.validator.documents, { version: packageVersion, limits: deps.config.limits });
+/** The OpenAPI document of `routes`, the table of every route the service serves. */
+export function apiDocumentOf(routes: readonly Route[], deps: Deps): OpenApiDocument {
+  return openApiDocument(routes, deps.validator.documents, { version: packageVersion, limits: deps.config.limits });
 }
 
-export function docsRoutes(deps: Deps): Route[] {
+/**
+ * The document describes every route, these included, so it comes from the finished table:
+ * `allRoutes` is asked for it on the first request, once the table is complete.
+ */
+export function docsRoutes(deps: Deps, allRoutes: () => readonly Route[]): Route[] {
   let documentText: string | undefined;
   return [
     {
@@ -71,7 +72,7 @@ export function docsRoutes(deps: Deps): Route[] {
       summary: 'This API as an OpenAPI 3.1 document.',
       responses: { 200: 'responses.openapi-document' },
       handle(ctx) {
-        documentText ??= JSON.stringify(apiDocument(deps));
+        documentText ??= JSON.stringify(apiDocumentOf(allRoutes(), deps));
         replyJsonText(ctx, 200, documentText);
       },
     },

@@ -6,7 +6,8 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from '../../auth/pass
 import { InvalidToken } from '../../auth/tokens.ts';
 import type { ApiKey } from '../../domain/records.ts';
 import { Rejected, invalid } from '../../domain/rejection.ts';
-import { timestamp, type Uses } from '../deps.ts';
+import { timestamp } from '../../clock.ts';
+import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { replyPage } from '../list.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';

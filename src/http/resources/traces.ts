@@ -1,19 +1,20 @@
 // OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
 // distinct service names, the trace list (one row per trace, or every span) and one trace.
-import type { Published } from '../events/change-feed.ts';
-import type { Deps } from '../http/deps.ts';
-import { fail } from '../http/errors.ts';
-import { paginate } from '../http/list.ts';
-import { replyJsonText, type ApiContext, type Route } from '../http/route.ts';
-import { visibleProjects } from '../http/visibility.ts';
-import { jsonText, type JsonValue } from './json-text.ts';
-import { SpanLinker } from './linking.ts';
-import { otlpEncoding, readOtlpBody } from './otlp-body.ts';
-import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type ExportTraceServiceRequest, type OtlpEncoding } from './otlp.ts';
-import { listSpans, serviceNames, traceView } from './span-reads.ts';
-import { parseSpanQuery, spanQuerySchema, type SpanQuery } from './span-query.ts';
-import { spanJson, type SpanRecord } from './span-record.ts';
-import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from './spans.ts';
+import type { Published } from '../../events/change-feed.ts';
+import { jsonText, type JsonValue } from '../../traces/json-text.ts';
+import { SpanLinker } from '../../traces/linking.ts';
+import { otlpEncoding, readOtlpBody } from '../../traces/otlp-body.ts';
+import type { ExportRequest } from '../../traces/otlp-wire.ts';
+import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type OtlpEncoding } from '../../traces/otlp.ts';
+import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
+import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
+import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
+import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from '../../traces/spans.ts';
+import type { Deps } from '../deps.ts';
+import { fail } from '../errors.ts';
+import { paginate } from '../list.ts';
+import { replyJsonText, type ApiContext, type Route } from '../route.ts';
+import { visibleProjects } from '../visibility.ts';
 
 export function traceRoutes(deps: Deps): Route[] {
   const { config, registry, traces, clock } = deps;
@@ -22,9 +23,10 @@ export function traceRoutes(deps: Deps): Route[] {
 
   /**
    * Stores an export's spans, one ingest per project (all in the projects' gates), and announces
-   * each project's new spans once they are durable.
+   * each project's new spans once they are durable. Resolves with how many spans were refused
+   * because their trace was full.
    */
-  const store = async (records: readonly SpanRecord[]) => {
+  const store = async (records: readonly SpanRecord[]): Promise<number> => {
     const byProject = new Map<string, SpanRecord[]>();
     for (const record of records) {
       const group = byProject.get(record.project);
@@ -32,8 +34,11 @@ export function traceRoutes(deps: Deps): Route[] {
       else byProject.set(record.project, [record]);
     }
     const groups = [...byProject.values()];
-    const stored = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
-    deps.changes.publish(groups.flatMap((spans, i) => (stored[i]! > 0 ? [spansIngested(spans, stored[i]!, limits.eventTraceIdsMax)] : [])));
+    // Worked out now, so that no span is held for the event while its commit is in flight.
+    const announcements = groups.map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
+    const ingested = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
+    deps.changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
+    return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
   };
 
   const ingest = async (ctx: ApiContext) => {
@@ -43,12 +48,12 @@ export function traceRoutes(deps: Deps): Route[] {
     if (spans > limits.spanBatchMax) {
       throw fail.payloadTooLarge(limits.traceBodyBytesMax, `An export may hold at most ${limits.spanBatchMax} spans, not ${spans}.`);
     }
-    const drafted = draft(request, limits.jsonDepthMax);
-    const links = await linker.linksFor(ctx.state.principal, drafted.spans);
+    // The drafts are let go once they are records: nothing but their count waits for the commit.
+    const { spans: drafts, rejected } = draft(request, limits.jsonDepthMax);
+    const links = await linker.linksFor(ctx.state.principal, drafts);
     const receivedAt = clock.nowMs();
-    const records = drafted.spans.map((span, index) => spanRecord(span, links[index]!, receivedAt));
-    if (records.length > 0) await store(records);
-    const response = encodeExportResponse(encoding, drafted.rejected, drafted.rejected > 0 ? idRefusal : '');
+    const refused = drafts.length > 0 ? await store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))) : 0;
+    const response = encodeExportResponse(encoding, rejected + refused, refusalReasons(rejected, refused, limits.spansPerTraceMax));
     ctx.status = 200;
     if (encoding === 'protobuf') ctx.type = 'application/x-protobuf';
     ctx.body = response;
@@ -124,16 +129,29 @@ export function traceRoutes(deps: Deps): Route[] {
   ];
 }
 
-/** The spans.ingested event of one project's spans of an export: which traces and services, how many new. */
-function spansIngested(spans: readonly SpanRecord[], stored: number, traceIdsMax: number): Published {
+/**
+ * The spans.ingested event of one project's spans of an export (which traces and services), for
+ * however many of them turn out to be new.
+ */
+function spansIngested(spans: readonly SpanRecord[], traceIdsMax: number): (stored: number) => Published {
   const traceIds = [...new Set(spans.map((span) => span.trace_id))].slice(0, traceIdsMax);
   const serviceNames = [...new Set(spans.map((span) => span.service_name))].sort();
   const project = spans[0]!.project;
-  const data = JSON.stringify({ project, trace_ids: traceIds, service_names: serviceNames, count: stored });
-  return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
+  return (stored) => {
+    const data = JSON.stringify({ project, trace_ids: traceIds, service_names: serviceNames, count: stored });
+    return { type: 'spans.ingested', project, agent: null, job: null, audience: null, data };
+  };
 }
 
-function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest {
+/** Why spans were refused, for partial_success: malformed ids, full traces, or both ('' for none). */
+function refusalReasons(malformed: number, full: number, spansPerTraceMax: number): string {
+  const reasons: string[] = [];
+  if (malformed > 0) reasons.push(idRefusal);
+  if (full > 0) reasons.push(`a trace holds at most ${spansPerTraceMax} spans: those past it are refused`);
+  return reasons.join('; ');
+}
+
+function decode(body: Buffer, encoding: OtlpEncoding): ExportRequest {
   try {
     return decodeExportRequest(body, encoding);
   } catch (error) {
@@ -142,7 +160,7 @@ function decode(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest
   }
 }
 
-function draft(request: ExportTraceServiceRequest, depthMax: number): Drafted {
+function draft(request: ExportRequest, depthMax: number): Drafted {
   try {
     return draftSpans(request, depthMax);
   } catch (error) {
