@@ -9,14 +9,15 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Node's arguments in package.json's start script, with its paths absolute (tsx by URL), so the
- * child runs from any working directory.
+ * Node's arguments in package.json's start script (the compiled service under dist/, which
+ * `npm test` and `npm run bench` build first), with its paths absolute, so the child runs from any
+ * working directory.
  */
 export function npmStartArgs(): string[] {
   const { scripts } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } };
   const [command, ...args] = scripts.start.split(/\s+/);
   if (command !== 'node') throw new Error(`the start script should run node, not ${command}`);
-  return args.map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg.endsWith('.ts') ? `${root}/${arg}` : arg));
+  return args.map((arg) => (/\.[jt]s$/.test(arg) ? `${root}/${arg}` : arg));
 }
 
 export function freePort(): Promise<number> {

@@ -3,8 +3,8 @@
 // official OpenTelemetry .proto files in ./proto, once its hex ids are bytes, and is read from
 // the protobuf it encodes to, so both encodings end in the same ExportRequest.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { protoDir } from '../assets.ts';
 import { readExportRequest, type ExportRequest } from './otlp-wire.ts';
 
 export type OtlpEncoding = 'protobuf' | 'json';
@@ -17,7 +17,6 @@ export class OtlpDecodeError extends Error {
   }
 }
 
-const protoDir = fileURLToPath(new URL('./proto/', import.meta.url));
 const root = new protobuf.Root();
 // Imports in the official files are written from the proto root, not relative to the importer.
 root.resolvePath = (_origin, target) => join(protoDir, target);

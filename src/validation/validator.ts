@@ -3,14 +3,13 @@
 // coerced; query strings are (they are all text). Failures become DRF field maps.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { schemasDir } from '../assets.ts';
 import { invalid } from '../domain/rejection.ts';
 import { bodyMessage, queryMessage, toFieldErrors } from './drf-errors.ts';
 import { isDateOrDateTime, isDateTime, parseDateTime, toTimestamp } from './datetime.ts';
 
-export const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
 export type Body = Record<string, unknown>;
 export type Query = Record<string, unknown>;

@@ -10,10 +10,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { consoleDir } from '../../assets.ts';
 import type { ApiContext, Route } from '../route.ts';
 
-const consoleDir = fileURLToPath(new URL('../../console/', import.meta.url));
 const uplotDir = join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
 
 const javascript = 'text/javascript; charset=utf-8';

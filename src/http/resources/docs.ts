@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { packageVersion } from '../../assets.ts';
 import type { Deps } from '../deps.ts';
 import { openApiDocument, type OpenApiDocument } from '../openapi.ts';
 import { replyJsonText, type Route } from '../route.ts';
 
-const packageVersion = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
