@@ -21,7 +21,7 @@ import { ServiceMetrics } from './http/metrics.ts';
 import { ChangeFeed } from './events/change-feed.ts';
 import { publishedChanges } from './http/published-changes.ts';
 import { createLogger } from './log.ts';
-import { ReadModel } from './read-model/read-model.ts';
+import { ReadModel } from './read-model.ts';
 import { StoreHealth } from './store/health.ts';
 import { JsonCache } from './json-cache.ts';
 import { Journal } from './store/journal.ts';

@@ -9,7 +9,7 @@ import type { ProjectState } from '../domain/project.ts';
 import type { JobIteration } from '../domain/records.ts';
 import { notFound } from '../domain/rejection.ts';
 import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
-import type { ReadModel } from '../read-model/read-model.ts';
+import type { ReadModel } from '../read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
 import { Actor, ActorUnavailable, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
 import type { ActorKind, JsonText } from './kind.ts';

@@ -3,7 +3,7 @@
 // project, and only while its owner still belongs to it.
 import type { ApiKey, User } from '../domain/records.ts';
 import { invalidCredentials, missingCredentials } from './auth-error.ts';
-import type { ReadModel } from '../read-model/read-model.ts';
+import type { ReadModel } from '../read-model.ts';
 import { apiKeyMatches, apiKeyPrefixLength, hashApiKey, looksLikeApiKey } from './api-keys.ts';
 import { InvalidToken, type Tokens } from './tokens.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Registry } from '../actors/registry.ts';
 import { loadConfig } from '../config.ts';
-import { ReadModel } from '../read-model/read-model.ts';
+import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
 

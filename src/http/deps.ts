@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { ChangeFeed } from '../events/change-feed.ts';
 import type { JsonCache } from '../json-cache.ts';
-import type { ReadModel } from '../read-model/read-model.ts';
+import type { ReadModel } from '../read-model.ts';
 import type { StoreHealth } from '../store/health.ts';
 import type { Kv } from '../store/kv.ts';
 import type { Traces } from '../traces/traces.ts';

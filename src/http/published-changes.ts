@@ -5,7 +5,7 @@
 import type { Change } from '../events/changes.ts';
 import type { Published } from '../events/change-feed.ts';
 import type { JsonCache } from '../json-cache.ts';
-import type { ReadModel } from '../read-model/read-model.ts';
+import type { ReadModel } from '../read-model.ts';
 import {
   agentListItemJson, datasetListItemJson, iterationJson, jobListItemJson, jobLiveFields, projectJson, withLiveFields,
 } from './representations.ts';

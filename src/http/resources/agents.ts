@@ -6,7 +6,7 @@ import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
-import { replyPage } from '../list.ts';
+import { replyPage } from '../pages.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { projectReference, seenOr404, visibleProjects } from '../visibility.ts';

@@ -14,7 +14,7 @@ import { LruCache } from '../../views/lru-cache.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { listDeclaration } from '../../validation/list-vocabulary.ts';
-import { paginate, replyPage } from '../list.ts';
+import { paginate, replyPage } from '../pages.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';

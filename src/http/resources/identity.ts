@@ -9,7 +9,7 @@ import { Rejected, invalid } from '../../domain/rejection.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { replyPage } from '../list.ts';
+import { replyPage } from '../pages.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
 import { noContent, reply, type Route } from '../route.ts';
 import { projectReference } from '../visibility.ts';

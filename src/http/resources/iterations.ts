@@ -10,7 +10,7 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
-import { replyPage } from '../list.ts';
+import { replyPage } from '../pages.ts';
 import { iterationComparisonJson, iterationJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';

@@ -10,7 +10,7 @@ import { progressPage, progressSummary } from '../../views/job-progress.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { or404 } from '../errors.ts';
-import { paginate, replyPage } from '../list.ts';
+import { paginate, replyPage } from '../pages.ts';
 import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { agentReference, projectReference, seenOr404, visibleProjects } from '../visibility.ts';

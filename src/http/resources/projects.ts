@@ -7,7 +7,7 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
-import { replyPage } from '../list.ts';
+import { replyPage } from '../pages.ts';
 import { membershipJson, projectJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { seenOr404, visibleProjects } from '../visibility.ts';

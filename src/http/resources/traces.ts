@@ -12,7 +12,7 @@ import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from '../../traces/spans.ts';
 import type { Deps } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { paginate } from '../list.ts';
+import { paginate } from '../pages.ts';
 import { replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { visibleProjects } from '../visibility.ts';
 

@@ -1,13 +1,13 @@
 // The committed state every reader sees: immutable records in indexed collections, changed only
 // by committed events (or built in bulk from recovered actor states). A record here is never
 // ahead of what the store holds.
-import type { AgentEvent, AgentState } from '../domain/agent.ts';
-import type { IdentityEvent, IdentityState } from '../domain/identity.ts';
-import type { JobEvent, JobState } from '../domain/job.ts';
-import type { ProjectEvent, ProjectState } from '../domain/project.ts';
-import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
-import { Collection } from '../query/collection.ts';
-import type { SortedRecords } from '../query/list.ts';
+import type { AgentEvent, AgentState } from './domain/agent.ts';
+import type { IdentityEvent, IdentityState } from './domain/identity.ts';
+import type { JobEvent, JobState } from './domain/job.ts';
+import type { ProjectEvent, ProjectState } from './domain/project.ts';
+import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from './domain/records.ts';
+import { Collection } from './query/collection.ts';
+import type { SortedRecords } from './query/list.ts';
 
 const newestFirst = [{ field: 'created_at', descending: true }] as const;
 const datapointOrdering = [{ field: 'order', descending: false }] as const;
