@@ -1,11 +1,13 @@
 // The one list pipeline every resource uses: pick the narrowest index, filter, search, order,
 // and cut one page. In the default ordering (or its reverse) a page comes straight from sorted
-// lists; any other ordering sorts just the matching records. It runs over an indexed Collection
-// or over one array already kept in its default ordering (a dataset's datapoints).
+// lists; any other ordering selects the page from the matching records (query/sources.ts, shared
+// with the span queries). It runs over an indexed Collection or over one array already kept in
+// its default ordering (a dataset's datapoints).
 import { Collection, type Identified } from './collection.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from './filters.ts';
 import { comparatorFor, isReverseOf, isSameOrdering, type OrderKey, type RecordComparator } from './ordering.ts';
 import type { Page } from './pagination.ts';
+import { cut, merge, selectFirst, where } from './sources.ts';
 import { searchPredicate } from './search.ts';
 import type { SortedList } from './sorted-list.ts';
 
@@ -50,12 +52,8 @@ export function runList<T extends Identified>(listable: Listable<T>, request: Li
     const reverse = !isSameOrdering(ordering, defaultOrdering);
     return fromSortedSources(sources, compare, reverse, predicate, request.offset, request.limit);
   }
-  const matching: T[] = [];
-  for (const source of sources) {
-    for (const record of source.iterate()) if (!predicate || predicate(record)) matching.push(record);
-  }
-  matching.sort(comparatorFor(ordering));
-  return { count: matching.length, items: matching.slice(request.offset, request.offset + request.limit) };
+  const matching = sources.map((source) => where(source.iterate(), predicate));
+  return selectFirst(matching, comparatorFor(ordering), request.offset, request.limit);
 }
 
 /** The array itself when its partition is visible; every filter is left to the predicate. */
@@ -121,48 +119,18 @@ function fromSortedSources<T extends object>(
   offset: number,
   limit: number,
 ): Page<T> {
-  if (!predicate && sources.length <= 1) {
-    const source = sources[0];
-    if (!source) return { count: 0, items: [] };
-    const items: T[] = [];
-    for (const record of source.iterate(offset, reverse)) {
-      if (items.length === limit) break;
-      items.push(record);
-    }
-    return { count: source.length, items };
-  }
-  const items: T[] = [];
-  let count = 0;
-  for (const record of merge(sources, compare, reverse)) {
-    if (predicate && !predicate(record)) continue;
-    if (count >= offset && items.length < limit) items.push(record);
-    count++;
-    // Without a predicate the count is known up front; stop once the page is full.
-    if (!predicate && items.length === limit) {
-      return { count: sources.reduce((total, list) => total + list.length, 0), items };
-    }
-  }
-  return { count, items };
+  const size = predicate ? null : sources.reduce((total, source) => total + source.length, 0);
+  // One sorted list and nothing to test: the page is a positional slice of it.
+  if (!predicate && sources.length === 1) return { count: size!, items: [...take(sources[0]!.iterate(offset, reverse), limit)] };
+  const order = reverse ? (a: T, b: T) => compare(b, a) : compare;
+  return cut(where(merge(sources.map((source) => source.iterate(0, reverse)), order), predicate), offset, limit, size);
 }
 
-/** k-way merge of sorted lists (k is the caller's number of projects, usually small). */
-function* merge<T extends object>(sources: SortedSource<T>[], compare: RecordComparator, reverse: boolean): Generator<T> {
-  const order = reverse ? (a: T, b: T) => compare(b, a) : compare;
-  if (sources.length === 1) {
-    yield* sources[0]!.iterate(0, reverse);
-    return;
-  }
-  const iterators = sources.map((source) => source.iterate(0, reverse)[Symbol.iterator]());
-  const heads = iterators.map((iterator) => iterator.next());
-  while (true) {
-    let smallest = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i]!;
-      if (head.done) continue;
-      if (smallest < 0 || order(head.value, heads[smallest]!.value as T) < 0) smallest = i;
-    }
-    if (smallest < 0) return;
-    yield heads[smallest]!.value as T;
-    heads[smallest] = iterators[smallest]!.next();
+function* take<T>(items: Iterable<T>, limit: number): Generator<T> {
+  if (limit <= 0) return;
+  let taken = 0;
+  for (const item of items) {
+    yield item;
+    if (++taken === limit) return;
   }
 }

@@ -4,7 +4,9 @@
 // start-time bounds are part of every range. In the default ordering (or its reverse) sources
 // merge in index order and a page stops reading once it is full, whenever counters give the count.
 import { isReverseOf, isSameOrdering, type RecordComparator } from '../query/ordering.ts';
-import type { Filter, Predicate } from '../query/filters.ts';
+import type { Filter } from '../query/filters.ts';
+import type { Page } from '../query/pagination.ts';
+import { cut, merge, selectFirst, where } from '../query/sources.ts';
 import { predicateFor } from '../query/filters.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
 import { linkDims, type LinkDim, type SpanStore, type StartBounds } from './span-store.ts';
@@ -12,11 +14,6 @@ import { isFullBounds, newestFirst, spanComparator, spanPredicate, withinBounds,
 
 /** Every span, or one row per trace (its head). */
 export type ListMode = 'spans' | 'heads';
-
-export interface Page<T> {
-  count: number;
-  items: T[];
-}
 
 interface Source {
   spans: Iterable<SpanRecord>;
@@ -44,15 +41,12 @@ export function listSpans(store: SpanStore, query: SpanQuery, mode: ListMode, of
   const filtered = query.projects.map((project) => {
     const source = sourceFor(store, project, query, bounds, mode, reverse);
     const predicate = spanPredicate(residual(query.filters, source.implied), query);
-    return { source, predicate, spans: predicate ? filter(source.spans, predicate) : source.spans };
+    return { source, predicate, spans: where(source.spans, predicate) };
   });
   if (!indexed) return selectFirst(filtered.map((entry) => entry.spans), spanComparator(ordering), offset, limit);
   const merged = merge(filtered.map((entry) => entry.spans), reverse ? (a, b) => indexOrder(b, a) : indexOrder);
   const knownSizes = filtered.every((entry) => entry.predicate === null && entry.source.size !== null);
-  if (knownSizes) {
-    return { count: filtered.reduce((total, entry) => total + entry.source.size!, 0), items: take(merged, offset, limit) };
-  }
-  return countAndTake(merged, offset, limit);
+  return cut(merged, offset, limit, knownSizes ? filtered.reduce((total, entry) => total + entry.source.size!, 0) : null);
 }
 
 /** The distinct non-empty service names of the spans the query matches, sorted. */
@@ -150,66 +144,4 @@ function smallestLink(store: SpanStore, project: string, filters: readonly Filte
 
 function residual(filters: readonly Filter[], implied: Filter | null): Filter[] {
   return implied ? filters.filter((filter) => filter !== implied) : [...filters];
-}
-
-function* filter(spans: Iterable<SpanRecord>, predicate: Predicate): Generator<SpanRecord> {
-  for (const span of spans) if (predicate(span)) yield span;
-}
-
-/** k-way merge of ordered sources (k is the caller's number of projects, usually one). */
-function* merge(sources: Iterable<SpanRecord>[], compare: RecordComparator): Generator<SpanRecord> {
-  if (sources.length === 1) {
-    yield* sources[0]!;
-    return;
-  }
-  const iterators = sources.map((source) => source[Symbol.iterator]());
-  const heads = iterators.map((iterator) => iterator.next());
-  for (;;) {
-    let smallest = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i]!;
-      if (!head.done && (smallest < 0 || compare(head.value, heads[smallest]!.value as SpanRecord) < 0)) smallest = i;
-    }
-    if (smallest < 0) return;
-    yield heads[smallest]!.value as SpanRecord;
-    heads[smallest] = iterators[smallest]!.next();
-  }
-}
-
-function take(spans: Iterable<SpanRecord>, offset: number, limit: number): SpanRecord[] {
-  const items: SpanRecord[] = [];
-  let position = 0;
-  for (const span of spans) {
-    if (items.length === limit) break;
-    if (position++ >= offset) items.push(span);
-  }
-  return items;
-}
-
-function countAndTake(spans: Iterable<SpanRecord>, offset: number, limit: number): Page<SpanRecord> {
-  const items: SpanRecord[] = [];
-  let count = 0;
-  for (const span of spans) {
-    if (count >= offset && items.length < limit) items.push(span);
-    count++;
-  }
-  return { count, items };
-}
-
-/**
- * The page at `offset` of everything the sources yield, in `compare` order, holding only the
- * best offset + limit spans seen so far (sorted and cut whenever the buffer doubles).
- */
-function selectFirst(sources: Iterable<SpanRecord>[], compare: RecordComparator, offset: number, limit: number): Page<SpanRecord> {
-  const keep = offset + limit;
-  let buffer: SpanRecord[] = [];
-  let count = 0;
-  for (const source of sources) {
-    for (const span of source) {
-      count++;
-      buffer.push(span);
-      if (buffer.length >= 2 * keep + 64) buffer = buffer.sort(compare).slice(0, keep);
-    }
-  }
-  return { count, items: buffer.sort(compare).slice(offset, keep) };
 }

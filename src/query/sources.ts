@@ -1,0 +1,68 @@
+// Reading a page out of ordered sources, for every list (records of the read model and spans of
+// the store alike): one k-way merge, one filter, one cut that stops reading once the page is full
+// when the count is known, and one bounded selection for orderings no source is sorted by.
+import type { Page } from './pagination.ts';
+
+export type Compare<T> = (a: T, b: T) => number;
+
+/** k-way merge of sources each already in `compare` order (k is the caller's projects, usually one). */
+export function* merge<T>(sources: readonly Iterable<T>[], compare: Compare<T>): Generator<T> {
+  if (sources.length === 1) {
+    yield* sources[0]!;
+    return;
+  }
+  const iterators = sources.map((source) => source[Symbol.iterator]());
+  const heads = iterators.map((iterator) => iterator.next());
+  for (;;) {
+    let smallest = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i]!;
+      if (!head.done && (smallest < 0 || compare(head.value, heads[smallest]!.value as T) < 0)) smallest = i;
+    }
+    if (smallest < 0) return;
+    yield heads[smallest]!.value as T;
+    heads[smallest] = iterators[smallest]!.next();
+  }
+}
+
+/** The items that pass `predicate` (all of them when there is none). */
+export function* where<T>(items: Iterable<T>, predicate: ((item: T) => boolean) | null): Generator<T> {
+  if (!predicate) {
+    yield* items;
+    return;
+  }
+  for (const item of items) if (predicate(item)) yield item;
+}
+
+/**
+ * The page at `offset`: with `size` known up front, reading stops once the page is full;
+ * otherwise everything is read to count it.
+ */
+export function cut<T>(items: Iterable<T>, offset: number, limit: number, size: number | null): Page<T> {
+  const page: T[] = [];
+  let position = 0;
+  for (const item of items) {
+    if (size !== null && page.length === limit) break;
+    if (position >= offset && page.length < limit) page.push(item);
+    position++;
+  }
+  return { count: size ?? position, items: page };
+}
+
+/**
+ * The page at `offset` of everything the sources yield, in `compare` order, holding only the best
+ * offset + limit items seen so far (sorted and cut whenever the buffer doubles).
+ */
+export function selectFirst<T>(sources: readonly Iterable<T>[], compare: Compare<T>, offset: number, limit: number): Page<T> {
+  const keep = offset + limit;
+  let buffer: T[] = [];
+  let count = 0;
+  for (const source of sources) {
+    for (const item of source) {
+      count++;
+      buffer.push(item);
+      if (buffer.length >= 2 * keep + 64) buffer = buffer.sort(compare).slice(0, keep);
+    }
+  }
+  return { count, items: buffer.sort(compare).slice(offset, keep) };
+}
