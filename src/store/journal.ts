@@ -3,6 +3,7 @@
 // [kind, id, part] hold large immutable pieces of a snapshot (a dataset's datapoints) written
 // once. A snapshot and the removal of the entries it covers happen in one transaction, so the
 // journal never grows without bound and recovery is always snapshot + contiguous suffix.
+import assert from 'node:assert/strict';
 import { prefixEnd, type Kv, type KvDb, type KvOp } from './kv.ts';
 
 export const storeFormatVersion = 1;
@@ -58,11 +59,13 @@ export class Journal {
   }
 
   appendOp(stream: StreamRef, seq: number, events: readonly unknown[]): KvOp {
+    assert.ok(Number.isSafeInteger(seq) && seq > 0, 'a journal entry has a positive sequence number');
     return { db: this.entries, key: [stream.kind, stream.id, seq], value: events };
   }
 
   /** Writes a snapshot at `seq` and drops the entries it covers (after the previous snapshot). */
   snapshotOps(stream: StreamRef, seq: number, state: unknown, previousSnapshotSeq: number, lastWrittenSeq: number): KvOp[] {
+    assert.ok(previousSnapshotSeq <= lastWrittenSeq && lastWrittenSeq <= seq, 'a snapshot covers what was written, and no earlier snapshot is ahead of it');
     const ops: KvOp[] = [{ db: this.snapshots, key: [stream.kind, stream.id], value: { seq, state } }];
     for (let covered = previousSnapshotSeq + 1; covered <= lastWrittenSeq; covered++) {
       ops.push({ db: this.entries, key: [stream.kind, stream.id, covered] });
@@ -72,6 +75,7 @@ export class Journal {
 
   /** Removes a whole stream: its entries, snapshot and parts. */
   dropOps(stream: StreamRef, previousSnapshotSeq: number, lastWrittenSeq: number, partIds: Iterable<string>): KvOp[] {
+    assert.ok(previousSnapshotSeq <= lastWrittenSeq, 'a stream ends at or after its snapshot');
     const ops: KvOp[] = [{ db: this.snapshots, key: [stream.kind, stream.id] }];
     for (let seq = previousSnapshotSeq + 1; seq <= lastWrittenSeq; seq++) {
       ops.push({ db: this.entries, key: [stream.kind, stream.id, seq] });
