@@ -7,7 +7,10 @@ import { newAgent } from '../domain/agent.ts';
 import type { Agent } from '../domain/records.ts';
 import { Rejected } from '../domain/rejection.ts';
 import { timestamp } from '../clock.ts';
-import type { Deps } from '../http/deps.ts';
+import type { Uses } from '../http/deps.ts';
+
+/** What linking reads and writes: the records spans name, and the agents it creates. */
+type LinkingDeps = Uses<'readModel' | 'registry' | 'clock'>;
 import { fail } from '../http/errors.ts';
 import { canSee } from '../http/visibility.ts';
 import { canonicalUuid, isUuid } from '../validation/validator.ts';
@@ -32,7 +35,7 @@ export class SpanLinker {
   /** First sightings of an agent name being created, so concurrent exports create one agent. */
   private readonly creating = new Map<string, Promise<string | null>>();
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: LinkingDeps) {}
 
   async linksFor(principal: Principal, drafts: readonly SpanDraft[]): Promise<SpanLinks[]> {
     // Spans of one resource mostly repeat the same few links: each distinct one is checked once.
@@ -149,7 +152,7 @@ function linkedId(hint: string | null, exists: (id: string) => boolean): string 
   return exists(id) ? id : null;
 }
 
-function liveAgentWithSlug(deps: Deps, project: string, slug: string): Agent | undefined {
+function liveAgentWithSlug(deps: Pick<LinkingDeps, 'readModel'>, project: string, slug: string): Agent | undefined {
   const partition = deps.readModel.agents.partition(project);
   const bySlug = partition?.byField.get('slug');
   const candidates = bySlug ? bySlug.get(slug)?.iterate() ?? [] : partition?.all.iterate() ?? [];

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageVersion } from '../../assets.ts';
-import type { Deps } from '../deps.ts';
+import type { Uses } from '../deps.ts';
 import { openApiDocument, type OpenApiDocument } from '../openapi.ts';
 import { replyJsonText, type Route } from '../route.ts';
 
@@ -54,7 +54,7 @@ const referencePage = `<!doctype html>
 `;
 
 /** The OpenAPI document of `routes`, the table of every route the service serves. */
-export function apiDocumentOf(routes: readonly Route[], deps: Deps): OpenApiDocument {
+export function apiDocumentOf(routes: readonly Route[], deps: Uses<'validator' | 'config'>): OpenApiDocument {
   return openApiDocument(routes, deps.validator.documents, { version: packageVersion, limits: deps.config.limits });
 }
 
@@ -62,7 +62,7 @@ export function apiDocumentOf(routes: readonly Route[], deps: Deps): OpenApiDocu
  * The document describes every route, these included, so it comes from the finished table:
  * `allRoutes` is asked for it on the first request, once the table is complete.
  */
-export function docsRoutes(deps: Deps, allRoutes: () => readonly Route[]): Route[] {
+export function docsRoutes(deps: Uses<'validator' | 'config'>, allRoutes: () => readonly Route[]): Route[] {
   let documentText: string | undefined;
   return [
     {
