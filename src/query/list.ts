@@ -7,7 +7,7 @@ import { Collection, type Identified } from './collection.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from './filters.ts';
 import { comparatorFor, isReverseOf, isSameOrdering, type OrderKey, type RecordComparator } from './ordering.ts';
 import type { Page } from './pagination.ts';
-import { cut, merge, selectFirst, where } from './sources.ts';
+import { pageOf, selectFirst, where } from './sources.ts';
 import { searchPredicate } from './search.ts';
 import type { SortedList } from './sorted-list.ts';
 
@@ -119,11 +119,11 @@ function fromSortedSources<T extends object>(
   offset: number,
   limit: number,
 ): Page<T> {
-  const size = predicate ? null : sources.reduce((total, source) => total + source.length, 0);
   // One sorted list and nothing to test: the page is a positional slice of it.
-  if (!predicate && sources.length === 1) return { count: size!, items: [...take(sources[0]!.iterate(offset, reverse), limit)] };
+  if (!predicate && sources.length === 1) return { count: sources[0]!.length, items: [...take(sources[0]!.iterate(offset, reverse), limit)] };
   const order = reverse ? (a: T, b: T) => compare(b, a) : compare;
-  return cut(where(merge(sources.map((source) => source.iterate(0, reverse)), order), predicate), offset, limit, size);
+  const read = sources.map((source) => ({ items: where(source.iterate(0, reverse), predicate), size: predicate ? null : source.length }));
+  return pageOf(read, order, offset, limit);
 }
 
 function* take<T>(items: Iterable<T>, limit: number): Generator<T> {

@@ -5,6 +5,22 @@ import type { Page } from './pagination.ts';
 
 export type Compare<T> = (a: T, b: T) => number;
 
+/** Items in the order a page is read in, and how many there are when known without reading them. */
+export interface Source<T> {
+  items: Iterable<T>;
+  size: number | null;
+}
+
+/**
+ * The page at `offset` of the sources merged in `compare` order; reading stops once the page is
+ * full when every source's size is known.
+ */
+export function pageOf<T>(sources: readonly Source<T>[], compare: Compare<T>, offset: number, limit: number): Page<T> {
+  const sized = sources.every((source) => source.size !== null);
+  const size = sized ? sources.reduce((total, source) => total + source.size!, 0) : null;
+  return cut(merge(sources.map((source) => source.items), compare), offset, limit, size);
+}
+
 /** k-way merge of sources each already in `compare` order (k is the caller's projects, usually one). */
 export function* merge<T>(sources: readonly Iterable<T>[], compare: Compare<T>): Generator<T> {
   if (sources.length === 1) {

@@ -6,7 +6,7 @@
 import { isReverseOf, isSameOrdering, type RecordComparator } from '../query/ordering.ts';
 import type { Filter } from '../query/filters.ts';
 import type { Page } from '../query/pagination.ts';
-import { cut, merge, selectFirst, where } from '../query/sources.ts';
+import { pageOf, selectFirst, where, type Source } from '../query/sources.ts';
 import { predicateFor } from '../query/filters.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
 import { linkDims, type LinkDim, type SpanStore, type StartBounds } from './span-store.ts';
@@ -15,12 +15,9 @@ import { isFullBounds, newestFirst, spanComparator, spanPredicate, withinBounds,
 /** Every span, or one row per trace (its head). */
 export type ListMode = 'spans' | 'heads';
 
-interface Source {
-  spans: Iterable<SpanRecord>;
-  /** The filter the source already satisfies. */
+/** A source of one project's spans in index order, and the filter it already satisfies. */
+interface SpanSource extends Source<SpanRecord> {
   implied: Filter | null;
-  /** How many spans the source yields, when counters know it. */
-  size: number | null;
 }
 
 /** Index order: start time, then trace_id, then span_id. */
@@ -38,15 +35,13 @@ export function listSpans(store: SpanStore, query: SpanQuery, mode: ListMode, of
   const ordering = query.ordering ?? newestFirst;
   const indexed = isSameOrdering(ordering, newestFirst) || isReverseOf(ordering, newestFirst);
   const reverse = isSameOrdering(ordering, newestFirst);
-  const filtered = query.projects.map((project) => {
+  const sources = query.projects.map((project): Source<SpanRecord> => {
     const source = sourceFor(store, project, query, bounds, mode, reverse);
     const predicate = spanPredicate(residual(query.filters, source.implied), query);
-    return { source, predicate, spans: where(source.spans, predicate) };
+    return { items: where(source.items, predicate), size: predicate ? null : source.size };
   });
-  if (!indexed) return selectFirst(filtered.map((entry) => entry.spans), spanComparator(ordering), offset, limit);
-  const merged = merge(filtered.map((entry) => entry.spans), reverse ? (a, b) => indexOrder(b, a) : indexOrder);
-  const knownSizes = filtered.every((entry) => entry.predicate === null && entry.source.size !== null);
-  return cut(merged, offset, limit, knownSizes ? filtered.reduce((total, entry) => total + entry.source.size!, 0) : null);
+  if (!indexed) return selectFirst(sources.map((source) => source.items), spanComparator(ordering), offset, limit);
+  return pageOf(sources, reverse ? (a, b) => indexOrder(b, a) : indexOrder, offset, limit);
 }
 
 /** The distinct non-empty service names of the spans the query matches, sorted. */
@@ -70,7 +65,7 @@ export function serviceNames(store: SpanStore, query: SpanQuery): string[] {
     const source = sourceFor(store, project, query, bounds, 'spans', true);
     const predicate = spanPredicate(residual(query.filters, source.implied), query);
     const missing = new Set([...candidates].filter((name) => !found.has(name)));
-    for (const span of source.spans) {
+    for (const span of source.items) {
       if (missing.size === 0) break;
       if (missing.has(span.service_name) && (!predicate || predicate(span))) {
         found.add(span.service_name);
@@ -108,25 +103,25 @@ function headsBefore(a: SpanRecord, b: SpanRecord): boolean {
   return indexOrder(a, b) < 0;
 }
 
-function sourceFor(store: SpanStore, project: string, query: SpanQuery, bounds: StartBounds, mode: ListMode, reverse: boolean): Source {
+function sourceFor(store: SpanStore, project: string, query: SpanQuery, bounds: StartBounds, mode: ListMode, reverse: boolean): SpanSource {
   const full = isFullBounds(bounds);
   const trace = query.filters.find((filter) => filter.field === 'trace_id' && filter.op === 'exact');
   if (trace) {
     const spans = [...store.spansOfTrace(String(trace.value))]
       .filter((span) => span.project === project && withinBounds(span, bounds) && (mode === 'spans' || store.isHead(span)))
       .sort(reverse ? (a, b) => indexOrder(b, a) : indexOrder);
-    return { spans, implied: trace, size: null };
+    return { items: spans, implied: trace, size: null };
   }
   const link = smallestLink(store, project, query.filters);
   const traces = store.traceCount(project);
   if (link && (mode === 'spans' || link.size < traces)) {
     if (mode === 'spans') {
-      return { spans: store.linkedSpans(project, link.dim, link.id, bounds, reverse), implied: link.filter, size: full ? link.size : null };
+      return { items: store.linkedSpans(project, link.dim, link.id, bounds, reverse), implied: link.filter, size: full ? link.size : null };
     }
-    return { spans: store.linkedHeads(project, link.dim, link.id, bounds, reverse), implied: link.filter, size: null };
+    return { items: store.linkedHeads(project, link.dim, link.id, bounds, reverse), implied: link.filter, size: null };
   }
-  if (mode === 'heads') return { spans: store.headsOf(project, bounds, reverse), implied: null, size: full ? traces : null };
-  return { spans: store.spansOf(project, bounds, reverse), implied: null, size: full ? store.spanCount(project, 'all', '') : null };
+  if (mode === 'heads') return { items: store.headsOf(project, bounds, reverse), implied: null, size: full ? traces : null };
+  return { items: store.spansOf(project, bounds, reverse), implied: null, size: full ? store.spanCount(project, 'all', '') : null };
 }
 
 /** Of the agent, job and iteration filters, the one with the fewest spans in the project. */
