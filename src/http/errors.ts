@@ -1,6 +1,7 @@
 // The one error mapper. Whatever goes wrong becomes one of the JSON shapes of decisions.md §2;
 // Koa's own plain-text errors never reach a client, and a 500 carries only a reference that is
 // logged with the stack.
+import { AssertionError } from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Middleware } from 'koa';
@@ -105,9 +106,20 @@ function fromClientStatus(error: StatusError, status: number): ApiError {
 }
 
 /**
- * First in the chain: every error and every bodiless 404/405 the router leaves becomes JSON.
+ * A failed assert means the service's own invariants no longer hold: going on could acknowledge
+ * a write wrongly, so the process stops (what was acknowledged is durable and recovers).
  */
-export function errorMiddleware(logger: Logger): Middleware {
+export const stopOnBrokenInvariant = (error: AssertionError): void => {
+  setImmediate(() => {
+    throw error;
+  });
+};
+
+/**
+ * First in the chain: every error and every bodiless 404/405 the router leaves becomes JSON; a
+ * failed assert is answered 500, logged as fatal and handed to `brokenInvariant`.
+ */
+export function errorMiddleware(logger: Logger, brokenInvariant = stopOnBrokenInvariant): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -130,10 +142,12 @@ export function errorMiddleware(logger: Logger): Middleware {
         return;
       }
       const errorId = randomUUID();
-      logger.error(
+      const broken = error instanceof AssertionError;
+      logger[broken ? 'fatal' : 'error'](
         { err: error, error_id: errorId, request_id: ctx.state.requestId, method: ctx.method, path: ctx.path },
-        'unexpected error',
+        broken ? 'broken invariant: stopping' : 'unexpected error',
       );
+      if (broken) brokenInvariant(error);
       ctx.status = 500;
       ctx.body = {
         detail: `The server hit an unexpected error (ref ${errorId}).`,
