@@ -36,7 +36,7 @@ const [registered] = await registry.identity.ask({
 if (registered?.type !== 'UserRegistered') throw new Error('registration failed');
 const user = registered.user;
 const project = newProject({ id: randomUUID(), now: at(0), name: 'Bench jobs', slug: 'bench-jobs' }, { is_active: true });
-await registry.createProject(project.id, {
+await registry.create('project', project.id, [], {
   type: 'CreateProject',
   project,
   creator: newMembership({ id: randomUUID(), project: project.id, now: at(0) }, user),
@@ -54,7 +54,7 @@ async function seedAgent(index: number): Promise<void> {
     { id: randomUUID(), now: at(index), project: project.id, name: `Agent ${index}`, slug: `agent-${index}` },
     { model: 'claude', description: `seeded agent ${index}`, input_schema: { type: 'object' } },
   );
-  await registry.createAgent(agent.id, { type: 'CreateAgent', agent });
+  await registry.create('agent', agent.id, [project.id], { type: 'CreateAgent', agent });
   const points = Array.from({ length: datapointsPerAgent }, (_, i) => ({
     input: { question: `Question ${i} for agent ${index}?` },
     expected_output: `Answer ${i}`,
@@ -66,7 +66,7 @@ async function seedAgent(index: number): Promise<void> {
     { name: 'seed', source: 'seed' },
     points,
   );
-  await registry.agent(agent.id)!.ask({ type: 'CreateDataset', dataset, makeActive: true });
+  await registry.actor('agent', agent.id)!.ask({ type: 'CreateDataset', dataset, makeActive: true });
 }
 
 const jobIds: string[] = [];
@@ -86,7 +86,7 @@ for (let first = 0; first < jobCount; first += writesInFlight) {
     };
     const job = newJob({ id: randomUUID(), now: at(i * 1000), project: project.id, triggeredBy: user.id }, fields);
     jobIds.push(job.id);
-    writes.push(registry.createJob(job.id, { type: 'CreateJob', job, sent: fields }));
+    writes.push(registry.create('job', job.id, [project.id], { type: 'CreateJob', job, sent: fields }));
   }
   await Promise.all(writes);
 }
@@ -96,7 +96,7 @@ for (let first = 0; first < jobCount; first += jobsPerRound) {
   const writes = [];
   for (let j = first; j < Math.min(first + jobsPerRound, jobCount); j++) {
     const job = jobIds[j]!;
-    const actor = registry.job(job)!;
+    const actor = registry.actor('job', job)!;
     for (let n = 0; n < iterationsPerJob; n++) {
       const iteration = newIteration(
         { id: randomUUID(), now: at(j * 1000 + n + 1), job, project: project.id, iterationName: `iteration-${n}` },
@@ -109,7 +109,7 @@ for (let first = 0; first < jobCount; first += jobsPerRound) {
           status: n % 2 === 0 ? 'keep' : 'discard',
         },
       );
-      writes.push(actor.ask({ type: 'AddIteration', iteration, iterationsMax: config.limits.iterationsPerJobMax }));
+      writes.push(actor.ask({ type: 'AddIteration', iteration }));
     }
   }
   await Promise.all(writes);

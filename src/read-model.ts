@@ -194,21 +194,20 @@ export class ReadModel {
     for (const apiKey of [...this.apiKeys.values()]) if (apiKey.project === projectId) this.deleteApiKey(apiKey.id);
   }
 
-  /** Builds everything from recovered actor states in bulk (one sort per index). */
-  load(states: {
-    identity: IdentityState;
-    projects: Iterable<ProjectState>;
-    agents: Iterable<AgentState>;
-    jobs: Iterable<JobState>;
-  }): void {
-    for (const user of states.identity.users.values()) {
+  // Recovery builds everything from the recovered actor states in bulk: one sort per index.
+
+  loadIdentity(state: IdentityState): void {
+    for (const user of state.users.values()) {
       this.users.set(user.id, user);
       this.userIdsByEmail.set(user.email, user.id);
     }
-    for (const apiKey of states.identity.apiKeys.values()) this.putApiKey(apiKey);
+    for (const apiKey of state.apiKeys.values()) this.putApiKey(apiKey);
+  }
+
+  loadProjects(states: Iterable<ProjectState>): void {
     const projects: Project[] = [];
     const memberships: Membership[] = [];
-    for (const state of states.projects) {
+    for (const state of states) {
       if (!state.project) continue;
       projects.push(state.project);
       for (const membership of state.memberships.values()) memberships.push(membership);
@@ -216,18 +215,24 @@ export class ReadModel {
     this.projects.load(projects);
     this.memberships.load(memberships);
     for (const membership of memberships) this.indexMembershipByUser(membership);
+  }
+
+  loadAgents(states: Iterable<AgentState>): void {
     const agents: Agent[] = [];
     const datasets: Dataset[] = [];
-    for (const state of states.agents) {
+    for (const state of states) {
       if (state.agent) this.labelAgent(state.agent);
       if (state.agent && !state.agent.is_deleted) agents.push(state.agent);
       for (const dataset of state.datasets.values()) datasets.push(dataset);
     }
     this.agents.load(agents);
     this.datasets.load(datasets);
+  }
+
+  loadJobs(states: Iterable<JobState>): void {
     const jobs: Job[] = [];
     const iterations: JobIteration[] = [];
-    for (const state of states.jobs) {
+    for (const state of states) {
       if (!state.job) continue;
       jobs.push(state.job);
       for (const iteration of state.iterations.values()) iterations.push(iteration);

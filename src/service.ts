@@ -74,10 +74,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const registry = Registry.recover({
     journal,
     readModel,
-    mailboxDepthMax: config.limits.mailboxDepthMax,
-    commitBatchMax: config.limits.commitBatchMax,
-    commitsInFlightMax: config.limits.commitsInFlightMax,
-    snapshotEvery: config.limits.snapshotEvery,
+    limits: config.limits,
     storeOutcome: recordStoreOutcome,
     projectDeleted: (projectId) => traces.forgetProject(projectId),
     jsonText: (value) => jsonCache.text(value),

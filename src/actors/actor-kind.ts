@@ -1,5 +1,7 @@
 // What the actor machinery needs to know about one kind of actor: its decider, how its state is
-// snapshotted, which unique claims its records hold, and how its committed events reach readers.
+// snapshotted and its events journaled, and which unique claims its records hold. What the
+// registry adds for readers (read-model hooks) is in kinds.ts.
+import type { Limits } from '../config.ts';
 import type { Decider } from '../domain/decider.ts';
 import type { Rejected } from '../domain/rejection.ts';
 
@@ -31,9 +33,18 @@ export interface EventCodec<Event> {
   decode(stored: unknown): Event;
 }
 
+/** The `type` names of an event union. */
+export type EventType<Event> = Event extends { type: infer T extends string } ? T : never;
+
 export interface ActorKind<State, Command, Event> {
   readonly name: string;
-  readonly decider: Decider<State, Command, Event>;
+  /**
+   * Every event type of the kind (the compiler holds the list complete): an event decided or
+   * replayed with another type is a bug or a corrupt store, and stops the actor loudly.
+   */
+  readonly eventTypes: Readonly<Record<EventType<Event>, true>>;
+  /** Its decisions read the configured limits they need, under their configured names. */
+  readonly decider: Decider<State, Command, Event, Limits>;
   readonly codec: SnapshotCodec<State>;
   readonly eventCodec?: EventCodec<Event>;
   /** The unique keys a state holds. */

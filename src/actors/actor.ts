@@ -12,11 +12,12 @@
 // it builds on, so it cannot land either) and, once they have all settled, the working state is
 // reloaded from the store: nothing acknowledged is lost, nothing unacknowledged visible.
 import assert from 'node:assert/strict';
+import type { Limits } from '../config.ts';
 import { Rejected } from '../domain/rejection.ts';
 import { RequiredKeyMissing, type KvOp, type KvRef, type LateWrite } from '../store/kv.ts';
-import type { Journal, RecoveredStream, StreamRef } from '../store/journal.ts';
+import { StoreCorruptError, type Journal, type RecoveredStream, type StreamRef } from '../store/journal.ts';
 import { ActorUnavailable } from './actor-unavailable.ts';
-import type { ActorKind, JsonText } from './kind.ts';
+import type { ActorKind, JsonText } from './actor-kind.ts';
 import { SerialQueue } from './serial-queue.ts';
 import type { UniqueClaims } from './unique-claims.ts';
 
@@ -25,10 +26,11 @@ export { ActorUnavailable } from './actor-unavailable.ts';
 export interface ActorEnvironment {
   journal: Journal;
   claims: UniqueClaims;
-  mailboxDepthMax: number;
-  commitBatchMax: number;
-  commitsInFlightMax: number;
-  snapshotEvery: number;
+  /**
+   * The configured limits: the actor reads mailboxDepthMax, commitBatchMax, commitsInFlightMax and
+   * snapshotEvery; its decider reads those of its kind.
+   */
+  limits: Readonly<Limits>;
   /** Committed events of one message, in commit order, for the read model. */
   committed(kind: string, id: string, events: readonly unknown[]): void;
   /** The stream ended (its record was deleted) and its actor must be forgotten. */
@@ -46,7 +48,8 @@ type Ask<Command, Event> = {
   reject: (error: unknown) => void;
 };
 type Exclusive = { tag: 'exclusive'; run: () => Promise<void> };
-type Envelope<Command, Event> = Ask<Command, Event> | Exclusive;
+/** What the mailbox holds: a command to decide, or work to run alone. */
+type Message<Command, Event> = Ask<Command, Event> | Exclusive;
 
 /**
  * One message of a batch: applied to the working state (its events, maybe none, and the claim
@@ -110,7 +113,7 @@ export class Actor<State, Command, Event> implements StreamActor {
   private rewriting = false;
   /** A batch in flight failed: those behind it fail too, then the state reloads. */
   private failed = false;
-  private readonly mailbox = new SerialQueue<Envelope<Command, Event>>((waiting) => this.handleNext(waiting));
+  private readonly mailbox = new SerialQueue<Message<Command, Event>>((waiting) => this.handleNext(waiting));
 
   constructor(
     readonly kind: ActorKind<State, Command, Event>,
@@ -161,7 +164,7 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** Decides without applying (inside `exclusive` only). */
   decide(command: Command): readonly Event[] {
-    return this.kind.decider.decide(this.state, command);
+    return this.kind.decider.decide(this.state, command, this.env.limits);
   }
 
   /**
@@ -218,9 +221,9 @@ export class Actor<State, Command, Event> implements StreamActor {
     await this.settled();
   }
 
-  private enqueue(envelope: Envelope<Command, Event>): void {
-    if (!this.mailbox.isStopped && this.mailbox.items.length >= this.env.mailboxDepthMax) throw new ActorUnavailable('mailbox_full', 1);
-    this.mailbox.push(envelope);
+  private enqueue(message: Message<Command, Event>): void {
+    if (!this.mailbox.isStopped && this.mailbox.items.length >= this.env.limits.mailboxDepthMax) throw new ActorUnavailable('mailbox_full', 1);
+    this.mailbox.push(message);
   }
 
   /**
@@ -228,7 +231,7 @@ export class Actor<State, Command, Event> implements StreamActor {
    * together are decided and join the open batch while it has room, or start one behind those in
    * flight.
    */
-  private async handleNext(waiting: Envelope<Command, Event>[]): Promise<void> {
+  private async handleNext(waiting: Message<Command, Event>[]): Promise<void> {
     const head = waiting[0]!;
     if (head.tag === 'exclusive') {
       waiting.shift();
@@ -236,9 +239,9 @@ export class Actor<State, Command, Event> implements StreamActor {
       await head.run();
       return;
     }
-    const open = this.open && this.open.messages.length < this.env.commitBatchMax ? this.open : undefined;
+    const open = this.open && this.open.messages.length < this.env.limits.commitBatchMax ? this.open : undefined;
     if (!open) await this.roomToCommit();
-    const { messages, corrupted } = this.decideBatch(this.takeBatch(this.env.commitBatchMax - (open?.messages.length ?? 0)));
+    const { messages, corrupted } = this.decideBatch(this.takeBatch(this.env.limits.commitBatchMax - (open?.messages.length ?? 0)));
     if (open) {
       open.messages.push(...messages);
       open.corrupted ??= corrupted;
@@ -261,7 +264,7 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** Waits until a batch may start: fewer than the bound in flight, none rewriting or failed. */
   private async roomToCommit(): Promise<void> {
-    while (this.inFlight.length > 0 && (this.inFlight.length >= this.env.commitsInFlightMax || this.rewriting || this.failed)) {
+    while (this.inFlight.length > 0 && (this.inFlight.length >= this.env.limits.commitsInFlightMax || this.rewriting || this.failed)) {
       await this.inFlight[0];
     }
   }
@@ -281,7 +284,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     for (const [index, ask] of asks.entries()) {
       let events: readonly Event[];
       try {
-        events = this.kind.decider.decide(this.state, ask.command);
+        events = this.kind.decider.decide(this.state, ask.command, this.env.limits);
       } catch (refusal) {
         messages.push({ ask, refusal });
         continue;
@@ -316,7 +319,10 @@ export class Actor<State, Command, Event> implements StreamActor {
       held.push(claim.key);
     }
     try {
-      for (const event of events) this.state = this.kind.decider.evolve(this.state, event);
+      for (const event of events) {
+        assert.ok(this.isEvent(event), `${this.kind.name} decided an event of no known type`);
+        this.state = this.kind.decider.evolve(this.state, event);
+      }
     } catch (error) {
       this.releaseHolds(held);
       throw error;
@@ -430,7 +436,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     assert.ok(this.snapshotSeq <= previousSeq, 'a snapshot never runs ahead of the journal');
     if (eventful.length === 0) return { ops: [] };
     if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts) };
-    if (this.seq - this.snapshotSeq >= Math.max(this.env.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
+    if (this.seq - this.snapshotSeq >= Math.max(this.env.limits.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
       const snapshot = this.snapshotOps(this.seq, previousSeq);
       snapshot.done();
       return { ops: snapshot.ops };
@@ -463,6 +469,11 @@ export class Actor<State, Command, Event> implements StreamActor {
         for (const part of encoded.staleParts) this.storedParts.delete(part);
       },
     };
+  }
+
+  private isEvent(event: unknown): boolean {
+    const type = (event as { type?: unknown } | null)?.type;
+    return typeof type === 'string' && Object.hasOwn(this.kind.eventTypes, type);
   }
 
   private get claimOwner(): string {
@@ -498,7 +509,9 @@ export class Actor<State, Command, Event> implements StreamActor {
     }
     for (const entry of stream?.entries ?? []) {
       for (const stored of entry.events) {
-        state = decider.evolve(state, this.kind.eventCodec ? this.kind.eventCodec.decode(stored) : (stored as Event));
+        const event = this.kind.eventCodec ? this.kind.eventCodec.decode(stored) : (stored as Event);
+        if (!this.isEvent(event)) throw new StoreCorruptError(`${this.kind.name} ${this.id} holds an event of no known type at ${entry.seq}`);
+        state = decider.evolve(state, event);
       }
     }
     const snapshotSeq = stream?.snapshot?.seq ?? 0;

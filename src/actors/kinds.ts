@@ -1,22 +1,38 @@
-// The four kinds of actor: identity (one for the service), project, agent and job (one each).
+// The four kinds of actor: identity (one for the service), project, agent and job (one each),
+// each with everything the registry needs to know of it. Adding a kind is adding one here.
 import { agentDecider, type AgentCommand, type AgentEvent, type AgentState } from '../domain/agent.ts';
 import { identityDecider, type IdentityCommand, type IdentityEvent, type IdentityState } from '../domain/identity.ts';
 import { jobDecider, type JobCommand, type JobEvent, type JobState } from '../domain/job.ts';
 import { projectDecider, type ProjectCommand, type ProjectEvent, type ProjectState } from '../domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import { invalid } from '../domain/rejection.ts';
-import { plainCodec, type ActorKind, type Claim, type SnapshotCodec } from './kind.ts';
+import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
+import type { ReadModel } from '../read-model.ts';
+import { plainCodec, type ActorKind, type Claim, type SnapshotCodec } from './actor-kind.ts';
 
-export type IdentityKind = ActorKind<IdentityState, IdentityCommand, IdentityEvent>;
-export type ProjectKind = ActorKind<ProjectState, ProjectCommand, ProjectEvent>;
-export type AgentKind = ActorKind<AgentState, AgentCommand, AgentEvent>;
-export type JobKind = ActorKind<JobState, JobCommand, JobEvent>;
+/** An actor kind as the registry holds it: the actor's needs plus how readers learn of its writes. */
+export interface RegisteredKind<State, Command, Event> extends ActorKind<State, Command, Event> {
+  /** Applies one message's committed events to the read model. */
+  apply(readModel: ReadModel, events: readonly Event[]): void;
+  /** Builds the read model's part from every recovered state of the kind, in bulk. */
+  load(readModel: ReadModel, states: Iterable<State>): void;
+  /** What one message's events change, for the event feed, judged before the read model has them. */
+  changes(id: string, events: readonly Event[], before: Before): Change[];
+  /** The project a stream of the kind lives in: deleting that project ends the stream with it. */
+  projectOf(state: State): string | undefined;
+}
+
+export type IdentityKind = RegisteredKind<IdentityState, IdentityCommand, IdentityEvent>;
+export type ProjectKind = RegisteredKind<ProjectState, ProjectCommand, ProjectEvent>;
+export type AgentKind = RegisteredKind<AgentState, AgentCommand, AgentEvent>;
+export type JobKind = RegisteredKind<JobState, JobCommand, JobEvent>;
 
 /** The single identity stream's id. */
 export const identityStreamId = 'service';
 
 export const identityKind: IdentityKind = {
   name: 'identity',
+  eventTypes: { UserRegistered: true, ApiKeyCreated: true, ApiKeyRevoked: true, ApiKeyUsed: true, RefreshTokenUsed: true, ProjectApiKeysDeleted: true },
   decider: identityDecider,
   codec: plainCodec(
     (state) => ({
@@ -44,6 +60,12 @@ export const identityKind: IdentityKind = {
   claimsOf: () => [],
   claimsAfter: () => [],
   snapshotItems: (state) => state.users.size + state.apiKeys.size + state.usedRefreshTokens.size,
+  apply: (readModel, events) => readModel.applyIdentity(events),
+  load: (readModel, states) => {
+    for (const state of states) readModel.loadIdentity(state);
+  },
+  changes: () => [],
+  projectOf: () => undefined,
 };
 
 const projectSlugClaim = (project: Project): Claim => ({
@@ -53,6 +75,7 @@ const projectSlugClaim = (project: Project): Claim => ({
 
 export const projectKind: ProjectKind = {
   name: 'project',
+  eventTypes: { ProjectCreated: true, ProjectUpdated: true, ProjectDeleted: true, MembershipAdded: true, MembershipRemoved: true },
   decider: projectDecider,
   codec: plainCodec(
     (state) => ({ project: state.project, memberships: [...state.memberships.values()] }),
@@ -74,6 +97,11 @@ export const projectKind: ProjectKind = {
     return project ? [projectSlugClaim(project)] : [];
   },
   snapshotItems: (state) => state.memberships.size,
+  apply: (readModel, events) => readModel.applyProject(events),
+  load: (readModel, states) => readModel.loadProjects(states),
+  changes: (_id, events, before) => projectChanges(events, before),
+  // A project's own deletion is the registry's joint operation, not an end it shares.
+  projectOf: () => undefined,
 };
 
 /** A live agent holds its slug within its project; a deleted one frees it. */
@@ -118,6 +146,7 @@ const agentCodec: SnapshotCodec<AgentState> = {
 
 export const agentKind: AgentKind = {
   name: 'agent',
+  eventTypes: { AgentCreated: true, AgentUpdated: true, DatasetCreated: true, DatasetDeleted: true, DatasetMoved: true },
   decider: agentDecider,
   codec: agentCodec,
   eventCodec: {
@@ -140,6 +169,10 @@ export const agentKind: AgentKind = {
   },
   // Datapoints are parts, written once: a snapshot encodes the datasets' other fields.
   snapshotItems: (state) => state.datasets.size,
+  apply: (readModel, events) => readModel.applyAgent(events),
+  load: (readModel, states) => readModel.loadAgents(states),
+  changes: (id, events, before) => agentChanges(id, events, before),
+  projectOf: (state) => state.agent?.project,
 };
 
 /**
@@ -148,6 +181,7 @@ export const agentKind: AgentKind = {
  */
 export const jobKind: JobKind = {
   name: 'job',
+  eventTypes: { JobCreated: true, JobUpdated: true, JobDeleted: true, IterationAdded: true, IterationUpdated: true, IterationRemoved: true },
   decider: jobDecider,
   codec: plainCodec(
     (state) => ({
@@ -172,4 +206,13 @@ export const jobKind: JobKind = {
   claimsOf: () => [],
   claimsAfter: () => [],
   snapshotItems: (state) => state.iterations.size,
+  apply: (readModel, events) => readModel.applyJob(events),
+  load: (readModel, states) => readModel.loadJobs(states),
+  changes: (_id, events) => jobChanges(events),
+  projectOf: (state) => state.job?.project,
 };
+
+/** The kinds with one stream per record, by the name their streams are stored under. */
+export const streamKinds = { project: projectKind, agent: agentKind, job: jobKind };
+export type StreamKinds = typeof streamKinds;
+export type StreamKindName = keyof StreamKinds;

@@ -2,37 +2,40 @@
 // listens, spawned for creates, forgotten when their stream ends. Operations that must change
 // several streams atomically (moving an iteration, deleting a project) hold the actors involved
 // in one global order and write all their changes in one commit.
-import type { AgentState } from '../domain/agent.ts';
-import type { IdentityState } from '../domain/identity.ts';
-import type { IterationChanges, JobState } from '../domain/job.ts';
-import type { ProjectState } from '../domain/project.ts';
+import type { Limits } from '../config.ts';
+import type { IterationChanges } from '../domain/job.ts';
 import type { JobIteration } from '../domain/records.ts';
 import { notFound } from '../domain/rejection.ts';
-import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
+import type { Before, Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
 import { Actor, ActorUnavailable, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
-import type { ActorKind, JsonText } from './kind.ts';
+import type { ActorKind, JsonText } from './actor-kind.ts';
 import {
-  agentKind, identityKind, identityStreamId, jobKind, projectKind,
-  type AgentKind, type IdentityKind, type JobKind, type ProjectKind,
+  identityKind, identityStreamId, streamKinds,
+  type IdentityKind, type RegisteredKind, type StreamKindName, type StreamKinds,
 } from './kinds.ts';
 import { ProjectGates } from './project-gates.ts';
 import { UniqueClaims } from './unique-claims.ts';
 
 type KindActor<K> = K extends ActorKind<infer S, infer C, infer E> ? Actor<S, C, E> : never;
 export type IdentityActor = KindActor<IdentityKind>;
-export type ProjectActor = KindActor<ProjectKind>;
-export type AgentActor = KindActor<AgentKind>;
-export type JobActor = KindActor<JobKind>;
+/** The actor of a stream of kind K. */
+export type ActorOf<K extends StreamKindName> = KindActor<StreamKinds[K]>;
+export type ProjectActor = ActorOf<'project'>;
+export type AgentActor = ActorOf<'agent'>;
+export type JobActor = ActorOf<'job'>;
+type CommandOf<K extends StreamKindName> = Parameters<ActorOf<K>['ask']>[0];
+type EventsOf<K extends StreamKindName> = Awaited<ReturnType<ActorOf<K>['ask']>>;
+// Inside the registry every kind is handled alike; the public methods above give the types back.
+type AnyKind = RegisteredKind<any, any, any>;
+type AnyActor = Actor<any, any, any>;
 
 export interface RegistryOptions {
   journal: Journal;
   readModel: ReadModel;
-  mailboxDepthMax: number;
-  commitBatchMax: number;
-  commitsInFlightMax: number;
-  snapshotEvery: number;
+  /** The configured limits: actors and their deciders read theirs by name. */
+  limits: Readonly<Limits>;
   /** Reports every commit's outcome (store health). */
   storeOutcome(ok: boolean, error?: unknown): void;
   /** Called once a project's deletion is durable (for data kept outside actors, like spans). */
@@ -50,33 +53,28 @@ export class Registry {
   readonly gates = new ProjectGates();
   readonly claims = new UniqueClaims();
   identity: IdentityActor;
-  private readonly projects = new Map<string, ProjectActor>();
-  private readonly agents = new Map<string, AgentActor>();
-  private readonly jobs = new Map<string, JobActor>();
+  /** The actors of each stream kind, by id. */
+  private readonly actors = new Map<string, Map<string, AnyActor>>(Object.keys(streamKinds).map((name) => [name, new Map()]));
   private readonly env: ActorEnvironment;
 
   private constructor(private readonly options: RegistryOptions) {
     const { readModel } = options;
+    const before: Before = { agent: (agentId) => readModel.agents.get(agentId), members: (project) => readModel.memberIds(project) };
     this.env = {
       journal: options.journal,
       claims: this.claims,
-      mailboxDepthMax: options.mailboxDepthMax,
-      commitBatchMax: options.commitBatchMax,
-      commitsInFlightMax: options.commitsInFlightMax,
-      snapshotEvery: options.snapshotEvery,
+      limits: options.limits,
       storeOutcome: options.storeOutcome,
       jsonText: options.jsonText,
-      committed(kind, id, events) {
-        // What changed is read against the state before the events (was the agent live?).
-        const changes = options.changed ? changesOf(kind, id, events, readModel) : [];
-        if (kind === 'identity') readModel.applyIdentity(events as never);
-        else if (kind === 'project') readModel.applyProject(events as never);
-        else if (kind === 'agent') readModel.applyAgent(events as never);
-        else readModel.applyJob(events as never);
+      committed(kindName, id, events) {
+        const kind = registeredKind(kindName);
+        // What changed is judged against the read model before the events (was the agent live?).
+        const changes = options.changed ? kind.changes(id, events, before) : [];
+        kind.apply(readModel, events);
         if (changes.length > 0) options.changed!(changes);
       },
-      ended: (kind, id) => {
-        this.mapFor(kind).delete(id);
+      ended: (kindName, id) => {
+        this.actorsOf(kindName).delete(id);
       },
     };
     this.identity = new Actor(identityKind, identityStreamId, this.env);
@@ -87,25 +85,24 @@ export class Registry {
     const registry = new Registry(options);
     for (const stream of options.journal.streams()) registry.restore(stream);
     for (const actor of registry.all()) actor.takeClaims();
-    options.readModel.load({
-      identity: registry.identity.current as IdentityState,
-      projects: [...registry.projects.values()].map((actor) => actor.current as ProjectState),
-      agents: [...registry.agents.values()].map((actor) => actor.current as AgentState),
-      jobs: [...registry.jobs.values()].map((actor) => actor.current as JobState),
-    });
+    identityKind.load(options.readModel, [registry.identity.current]);
+    for (const [name, actors] of registry.actors) {
+      registeredKind(name).load(options.readModel, [...actors.values()].map((actor) => actor.current));
+    }
     return registry;
   }
 
-  project(id: string): ProjectActor | undefined {
-    return this.projects.get(id);
+  /** The live actor of a stream, if there is one. */
+  actor<K extends StreamKindName>(kind: K, id: string): ActorOf<K> | undefined {
+    return this.actorsOf(kind).get(id) as ActorOf<K> | undefined;
   }
 
-  agent(id: string): AgentActor | undefined {
-    return this.agents.get(id);
-  }
-
-  job(id: string): JobActor | undefined {
-    return this.jobs.get(id);
+  /**
+   * Creates a stream with its first command, inside the gates of the projects it lands in (none
+   * for a project itself); the actor is forgotten if that command is refused.
+   */
+  create<K extends StreamKindName>(kindName: K, id: string, projects: readonly string[], command: CommandOf<K>): Promise<EventsOf<K>> {
+    return this.gates.pass(projects, () => this.spawn(kindName, id, command));
   }
 
   /**
@@ -117,30 +114,17 @@ export class Registry {
     return this.gates.pass(projects, () => actor.ask(command));
   }
 
-  /** Creates a stream with its first command; the actor is forgotten if that command is refused. */
-  createProject(id: string, command: Parameters<ProjectActor['ask']>[0]) {
-    return this.create(this.projects, new Actor(projectKind, id, this.env), command);
-  }
-
-  createAgent(id: string, command: Parameters<AgentActor['ask']>[0]) {
-    return this.create(this.agents, new Actor(agentKind, id, this.env), command);
-  }
-
-  createJob(id: string, command: Parameters<JobActor['ask']>[0]) {
-    return this.create(this.jobs, new Actor(jobKind, id, this.env), command);
-  }
-
   /**
    * Moves an iteration to another job: removed from one stream, added to the other, one commit.
    * An iteration deleted meanwhile is not found; a target job deleted meanwhile refuses the add.
    */
-  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges, iterationsMax: number): Promise<void> {
+  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges): Promise<void> {
     return this.joint([source, target], async () => {
       const current = source.current.iterations.get(id);
       if (!current) throw notFound();
       const moved: JobIteration = { ...current, ...changes };
       const removal = source.decide({ type: 'RemoveIteration', id });
-      const addition = target.decide({ type: 'AddIteration', iteration: moved, iterationsMax });
+      const addition = target.decide({ type: 'AddIteration', iteration: moved });
       await this.commitTogether([() => source.stage(removal), () => target.stage(addition)]);
     });
   }
@@ -153,9 +137,7 @@ export class Registry {
     const projectId = project.id;
     await this.gates.close(projectId);
     try {
-      const agents = [...this.agents.values()].filter((actor) => actor.current.agent?.project === projectId);
-      const jobs = [...this.jobs.values()].filter((actor) => actor.current.job?.project === projectId);
-      const streams: StreamActor[] = [...agents, ...jobs];
+      const streams = [...this.streamActors()].filter((actor) => (actor.kind as AnyKind).projectOf(actor.current) === projectId);
       await this.joint([project, this.identity, ...streams], async () => {
         const projectEvents = project.decide({ type: 'DeleteProject' });
         const identityEvents = this.identity.decide({ type: 'ForgetProject', project: projectId });
@@ -178,7 +160,7 @@ export class Registry {
   }
 
   counts(): Record<string, number> {
-    return { project: this.projects.size, agent: this.agents.size, job: this.jobs.size };
+    return Object.fromEntries([...this.actors].map(([name, actors]) => [name, actors.size]));
   }
 
   /** Graceful stop: refuse new messages, finish queued ones, snapshot everything journaled. */
@@ -195,19 +177,29 @@ export class Registry {
 
   private *all(): Generator<StreamActor> {
     yield this.identity;
-    yield* this.projects.values();
-    yield* this.agents.values();
-    yield* this.jobs.values();
+    yield* this.streamActors();
   }
 
-  private async create<S, C, E>(map: Map<string, Actor<S, C, E>>, actor: Actor<S, C, E>, command: C): Promise<readonly E[]> {
-    if (map.has(actor.id)) throw new Error(`${actor.kind.name} ${actor.id} already exists`);
-    map.set(actor.id, actor);
+  private *streamActors(): Generator<AnyActor> {
+    for (const actors of this.actors.values()) yield* actors.values();
+  }
+
+  private async spawn<K extends StreamKindName>(kindName: K, id: string, command: CommandOf<K>): Promise<EventsOf<K>> {
+    const actors = this.actorsOf(kindName);
+    if (actors.has(id)) throw new Error(`${kindName} ${id} already exists`);
+    const actor: AnyActor = new Actor(streamKinds[kindName] as AnyKind, id, this.env);
+    actors.set(id, actor);
     try {
-      return await actor.ask(command);
+      return (await actor.ask(command)) as EventsOf<K>;
     } finally {
-      if (actor.isEmpty && map.get(actor.id) === actor) map.delete(actor.id);
+      if (actor.isEmpty && actors.get(id) === actor) actors.delete(id);
     }
+  }
+
+  private actorsOf(kindName: string): Map<string, AnyActor> {
+    const actors = this.actors.get(kindName);
+    if (!actors) throw new Error(`the ${kindName} stream never ends`);
+    return actors;
   }
 
   /** Holds every actor (in one global order, so joint operations cannot deadlock), then works. */
@@ -243,37 +235,19 @@ export class Registry {
   }
 
   private restore(stream: RecoveredStream): void {
-    switch (stream.kind) {
-      case 'identity':
-        this.identity = new Actor(identityKind, stream.id, this.env, stream);
-        break;
-      case 'project':
-        this.projects.set(stream.id, new Actor(projectKind, stream.id, this.env, stream));
-        break;
-      case 'agent':
-        this.agents.set(stream.id, new Actor(agentKind, stream.id, this.env, stream));
-        break;
-      case 'job':
-        this.jobs.set(stream.id, new Actor(jobKind, stream.id, this.env, stream));
-        break;
-      default:
-        throw new StoreCorruptError(`The store holds a stream of unknown kind "${stream.kind}"`);
+    if (stream.kind === identityKind.name) {
+      this.identity = new Actor(identityKind, stream.id, this.env, stream);
+      return;
     }
-  }
-
-  private mapFor(kind: string): Map<string, unknown> {
-    if (kind === 'project') return this.projects;
-    if (kind === 'agent') return this.agents;
-    if (kind === 'job') return this.jobs;
-    throw new Error(`the ${kind} stream never ends`);
+    const actors = this.actors.get(stream.kind);
+    if (!actors) throw new StoreCorruptError(`The store holds a stream of unknown kind "${stream.kind}"`);
+    actors.set(stream.id, new Actor(registeredKind(stream.kind), stream.id, this.env, stream));
   }
 }
 
-/** The changes one committed message makes, judged against the read model before it applies them. */
-function changesOf(kind: string, id: string, events: readonly unknown[], readModel: ReadModel): Change[] {
-  const before: Before = { agent: (agentId) => readModel.agents.get(agentId), members: (project) => readModel.memberIds(project) };
-  if (kind === 'project') return projectChanges(events as never, before);
-  if (kind === 'agent') return agentChanges(id, events as never, before);
-  if (kind === 'job') return jobChanges(events as never);
-  return [];
+/** Every registered kind by the name its streams are stored under. */
+function registeredKind(name: string): AnyKind {
+  const kind: AnyKind | undefined = name === identityKind.name ? identityKind : streamKinds[name as StreamKindName];
+  if (!kind) throw new Error(`no actor kind is named ${name}`);
+  return kind;
 }

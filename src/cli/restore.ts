@@ -4,7 +4,7 @@ import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, r
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Registry } from '../actors/registry.ts';
-import { loadConfig } from '../config.ts';
+import { defaultLimits, loadConfig } from '../config.ts';
 import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
@@ -40,10 +40,8 @@ async function verify(file: string): Promise<string> {
     const registry = Registry.recover({
       journal,
       readModel,
-      mailboxDepthMax: 1,
-      commitBatchMax: 1,
-      commitsInFlightMax: 1,
-      snapshotEvery: Number.MAX_SAFE_INTEGER,
+      // Nothing is written: recovering is all a restore check does.
+      limits: { ...defaultLimits, snapshotEvery: Number.MAX_SAFE_INTEGER },
       storeOutcome: () => {},
       jsonText: (value) => JSON.stringify(value),
     });

@@ -1,10 +1,13 @@
 // The shape of every actor kind's business logic. decide and evolve never read the clock,
 // randomness or any I/O: ids and time arrive inside commands and events.
 
-export interface Decider<State, Command, Event> {
+export interface Decider<State, Command, Event, Limits = object> {
   initialState(): State;
-  /** The events a command causes, or a thrown `Rejected` when it may not happen. Never mutates. */
-  decide(state: State, command: Command): readonly Event[];
+  /**
+   * The events a command causes, or a thrown `Rejected` when it may not happen. Never mutates.
+   * `limits` are the service's configured limits, read under their configured names.
+   */
+  decide(state: State, command: Command, limits: Limits): readonly Event[];
   /**
    * Applies one event. It may update `state` in place and return it: an actor owns its state, and
    * copying a job's iterations on every event would make each write O(n). Readers never see this

@@ -16,7 +16,7 @@ export interface IdentityState {
 
 export type IdentityCommand =
   | { type: 'RegisterUser'; email: string; passwordHash: string; now: Timestamp }
-  | { type: 'CreateApiKey'; apiKey: ApiKey; keysPerUserMax: number }
+  | { type: 'CreateApiKey'; apiKey: ApiKey }
   | { type: 'RevokeApiKey'; id: string; user: number }
   /** Records a use at `at`, unless one at or after `unlessUsedSince` is already recorded. */
   | { type: 'RecordApiKeyUse'; id: string; at: Timestamp; unlessUsedSince: Timestamp }
@@ -31,7 +31,12 @@ export type IdentityEvent =
   | { type: 'RefreshTokenUsed'; jti: string; expiresAt: number; nowSeconds: number }
   | { type: 'ProjectApiKeysDeleted'; project: string; ids: string[] };
 
-export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEvent> = {
+/** The configured limits the identity's decisions read. */
+export interface IdentityLimits {
+  apiKeysPerUserMax: number;
+}
+
+export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEvent, IdentityLimits> = {
   initialState: () => ({
     users: new Map(),
     userIdsByEmail: new Map(),
@@ -41,7 +46,7 @@ export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEv
     usedRefreshTokens: new Map(),
   }),
 
-  decide(state, command) {
+  decide(state, command, limits) {
     switch (command.type) {
       case 'RegisterUser': {
         if (state.userIdsByEmail.has(command.email)) {
@@ -58,8 +63,8 @@ export const identityDecider: Decider<IdentityState, IdentityCommand, IdentityEv
       }
       case 'CreateApiKey': {
         const held = state.apiKeyCountByUser.get(command.apiKey.user) ?? 0;
-        if (held >= command.keysPerUserMax) {
-          throw invalid({ non_field_errors: [`A user may hold at most ${command.keysPerUserMax} API keys.`] });
+        if (held >= limits.apiKeysPerUserMax) {
+          throw invalid({ non_field_errors: [`A user may hold at most ${limits.apiKeysPerUserMax} API keys.`] });
         }
         return [{ type: 'ApiKeyCreated', apiKey: command.apiKey }];
       }

@@ -45,7 +45,7 @@ export type JobCommand =
   | { type: 'CreateJob'; job: Job; sent: JobChanges }
   | { type: 'UpdateJob'; changes: JobChanges; now: Timestamp }
   | { type: 'DeleteJob' }
-  | { type: 'AddIteration'; iteration: JobIteration; iterationsMax: number }
+  | { type: 'AddIteration'; iteration: JobIteration }
   | { type: 'UpdateIteration'; id: string; changes: IterationChanges }
   | { type: 'RemoveIteration'; id: string };
 
@@ -99,10 +99,15 @@ function jsonEqual(a: Json, b: Json): boolean {
   return keys.length === Object.keys(b).length && keys.every((key) => key in b && jsonEqual(a[key]!, b[key]!));
 }
 
-export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
+/** The configured limits a job's decisions read. */
+export interface JobLimits {
+  iterationsPerJobMax: number;
+}
+
+export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
   initialState: () => ({ job: null, iterations: new Map(), gone: false }),
 
-  decide(state, command) {
+  decide(state, command, limits) {
     if (command.type === 'CreateJob') {
       if (state.job || state.gone) throw new Error('a job stream is created once');
       const job = { ...command.job, improvement: deriveImprovement(command.job, command.sent) };
@@ -133,8 +138,8 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent> = {
       case 'DeleteJob':
         return [{ type: 'JobDeleted', job }];
       case 'AddIteration':
-        if (state.iterations.size >= command.iterationsMax) {
-          throw invalid({ non_field_errors: [`A job may have at most ${command.iterationsMax} iterations.`] });
+        if (state.iterations.size >= limits.iterationsPerJobMax) {
+          throw invalid({ non_field_errors: [`A job may have at most ${limits.iterationsPerJobMax} iterations.`] });
         }
         return [{ type: 'IterationAdded', iteration: { ...command.iteration, job: job.id, project: job.project } }];
       case 'UpdateIteration': {

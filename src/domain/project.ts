@@ -36,7 +36,7 @@ export type ProjectCommand =
   | { type: 'CreateProject'; project: Project; creator: Membership }
   | { type: 'UpdateProject'; changes: ProjectChanges; now: Timestamp }
   | { type: 'DeleteProject' }
-  | { type: 'AddMember'; membership: Membership; membershipsMax: number }
+  | { type: 'AddMember'; membership: Membership }
   | { type: 'RemoveMember'; id: string; requestedBy: number };
 
 export type ProjectEvent =
@@ -46,10 +46,15 @@ export type ProjectEvent =
   | { type: 'MembershipAdded'; membership: Membership }
   | { type: 'MembershipRemoved'; membership: Membership };
 
-export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent> = {
+/** The configured limits a project's decisions read. */
+export interface ProjectLimits {
+  membershipsPerProjectMax: number;
+}
+
+export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent, ProjectLimits> = {
   initialState: () => ({ project: null, memberships: new Map(), membershipIdsByUser: new Map(), gone: false }),
 
-  decide(state, command) {
+  decide(state, command, limits) {
     if (command.type === 'CreateProject') {
       if (state.project || state.gone) throw new Error('a project stream is created once');
       return [
@@ -66,8 +71,8 @@ export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent>
         return [{ type: 'ProjectDeleted', project }];
       case 'AddMember': {
         if (state.membershipIdsByUser.has(command.membership.user)) return [];
-        if (state.memberships.size >= command.membershipsMax) {
-          throw invalid({ non_field_errors: [`A project may have at most ${command.membershipsMax} members.`] });
+        if (state.memberships.size >= limits.membershipsPerProjectMax) {
+          throw invalid({ non_field_errors: [`A project may have at most ${limits.membershipsPerProjectMax} members.`] });
         }
         return [{ type: 'MembershipAdded', membership: command.membership }];
       }

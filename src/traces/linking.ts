@@ -121,7 +121,7 @@ export class SpanLinker {
     const { registry, clock } = this.deps;
     const agent = newAgent({ id: randomUUID(), now: timestamp(clock), project, name, slug });
     try {
-      await registry.gates.pass([project], () => registry.createAgent(agent.id, { type: 'CreateAgent', agent }));
+      await registry.create('agent', agent.id, [project], { type: 'CreateAgent', agent });
       return agent.id;
     } catch (error) {
       if (!(error instanceof Rejected) || error.rejection.kind !== 'invalid') throw error;
@@ -135,7 +135,7 @@ export class SpanLinker {
   private async createdElsewhere(project: string, slug: string): Promise<void> {
     // The claim key is the agent kind's (src/actors/kinds.ts); its owner is "agent:<id>".
     const owner = this.deps.registry.claims.ownerOf(`agent-slug:${project}:${slug}`);
-    const actor = owner?.startsWith('agent:') ? this.deps.registry.agent(owner.slice('agent:'.length)) : undefined;
+    const actor = owner?.startsWith('agent:') ? this.deps.registry.actor('agent', owner.slice('agent:'.length)) : undefined;
     await actor?.exclusive(async () => {});
   }
 }

@@ -1,5 +1,6 @@
 // Driving a pure decider in unit tests the way an actor drives it.
-import type { ActorKind } from '../../src/actors/kind.ts';
+import type { ActorKind } from '../../src/actors/actor-kind.ts';
+import { defaultLimits, type Limits } from '../../src/config.ts';
 import { replay, type Decider } from '../../src/domain/decider.ts';
 import { Rejected, type Rejection } from '../../src/domain/rejection.ts';
 
@@ -14,13 +15,14 @@ export function rejection(run: () => unknown): Rejection {
   throw new Error('expected a rejection');
 }
 
-/** Decides one command and applies its events, as an actor does. */
+/** Decides one command and applies its events, as an actor does (under the default limits). */
 export function step<State, Command, Event>(
-  decider: Decider<State, Command, Event>,
+  decider: Decider<State, Command, Event, Limits>,
   state: State,
   command: Command,
+  limits: Limits = defaultLimits,
 ): { state: State; events: readonly Event[] } {
-  const events = decider.decide(state, command);
+  const events = decider.decide(state, command, limits);
   return { state: replay(decider, state, events), events };
 }
 

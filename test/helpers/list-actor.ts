@@ -1,8 +1,9 @@
 // A toy actor kind for the actor's unit tests: a list of numbers. `Refuse` is refused by the
 // decider, `Crash` throws a bug in decide, `Poison` decides an event that evolve cannot apply,
-// `Name` takes a unique claim on its name.
+// `Name` takes a unique claim on its name, `Stray` decides an event of a type the kind does not have.
 import type { ActorEnvironment } from '../../src/actors/actor.ts';
-import { plainCodec, type ActorKind } from '../../src/actors/kind.ts';
+import { defaultLimits, type Limits } from '../../src/config.ts';
+import { plainCodec, type ActorKind } from '../../src/actors/actor-kind.ts';
 import { UniqueClaims } from '../../src/actors/unique-claims.ts';
 import { conflict, invalid } from '../../src/domain/rejection.ts';
 import { Journal } from '../../src/store/journal.ts';
@@ -14,7 +15,8 @@ export type Command =
   | { type: 'Refuse' }
   | { type: 'Crash' }
   | { type: 'Poison' }
-  | { type: 'Name'; name: string };
+  | { type: 'Name'; name: string }
+  | { type: 'Stray' };
 export type Event = { type: 'Appended'; value: number } | { type: 'Named'; name: string } | { type: 'Poisoned' };
 export interface State {
   values: number[];
@@ -25,12 +27,14 @@ const nameClaim = (name: string) => ({ key: `name:${name}`, refusal: () => inval
 
 export const listKind: ActorKind<State, Command, Event> = {
   name: 'list',
+  eventTypes: { Appended: true, Named: true, Poisoned: true },
   decider: {
     initialState: () => ({ values: [], name: null }),
     decide(_state, command) {
       if (command.type === 'Refuse') throw conflict('refused');
       if (command.type === 'Crash') throw new Error('a bug');
       if (command.type === 'Poison') return [{ type: 'Poisoned' }];
+      if (command.type === 'Stray') return [{ type: 'Strayed' } as unknown as Event];
       if (command.type === 'Name') return [{ type: 'Named', name: command.name }];
       return [{ type: 'Appended', value: command.value }];
     },
@@ -56,20 +60,16 @@ export const listKind: ActorKind<State, Command, Event> = {
 };
 
 /** An environment on a FaultyKv over memory, recording what reaches the read model. */
-export function environment(kv = new FaultyKv(new MemoryKv()), overrides: Partial<ActorEnvironment> = {}) {
+export function environment(kv = new FaultyKv(new MemoryKv()), limits: Partial<Limits> = {}) {
   const committed: Event[][] = [];
   const env: ActorEnvironment = {
     journal: new Journal(kv),
     claims: new UniqueClaims(),
-    mailboxDepthMax: 1000,
-    commitBatchMax: 256,
-    commitsInFlightMax: 4,
-    snapshotEvery: 1000,
+    limits: { ...defaultLimits, mailboxDepthMax: 1000, commitBatchMax: 256, commitsInFlightMax: 4, snapshotEvery: 1000, ...limits },
     committed: (_kind, _id, events) => committed.push([...(events as Event[])]),
     ended: () => {},
     storeOutcome: () => {},
     jsonText: (value) => JSON.stringify(value),
-    ...overrides,
   };
   return { env, kv, committed };
 }

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Actor, ActorUnavailable } from '../../src/actors/actor.ts';
 import { Rejected } from '../../src/domain/rejection.ts';
-import { Journal } from '../../src/store/journal.ts';
+import { Journal, StoreCorruptError } from '../../src/store/journal.ts';
 import { committedValues, environment, listKind } from '../helpers/list-actor.ts';
 
 test('messages are decided one at a time, in the order they were sent', async () => {
@@ -141,6 +141,20 @@ test('a stopped actor refuses new messages after finishing queued ones', async (
   await queued;
   const refusal = await actor.ask({ type: 'Append', value: 2 }).then(() => null, (error: unknown) => error);
   assert.instance(refusal, ActorUnavailable);
+});
+
+test('an event of a type its kind does not have is never written, and one found in the store stops recovery', async () => {
+  const { env, kv, committed } = environment();
+  const actor = new Actor(listKind, 'a', env);
+  await actor.ask({ type: 'Append', value: 1 });
+  const stray = await actor.ask({ type: 'Stray' }).then(() => null, (error: unknown) => error as Error);
+  assert.match(stray?.message ?? '', 'list decided an event of no known type');
+  await actor.ask({ type: 'Append', value: 2 });
+  assert.equal(committedValues(committed), [1, 2]);
+  const stored = [...env.journal.streams()][0]!;
+  assert.equal(new Actor(listKind, 'a', { ...env, journal: new Journal(kv) }, stored).current.values, [1, 2]);
+  const corrupt = { ...stored, entries: [...stored.entries, { seq: 3, events: [{ type: 'Strayed' }] }] };
+  assert.throws(() => new Actor(listKind, 'a', env, corrupt), (error: unknown) => error instanceof StoreCorruptError);
 });
 
 test.run();

@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { defaultLimits } from '../../src/config.ts';
 import * as assert from 'uvu/assert';
 import { agentKind } from '../../src/actors/kinds.ts';
 import { agentDecider, newAgent, newDataset, type AgentCommand, type AgentEvent, type AgentState } from '../../src/domain/agent.ts';
@@ -41,7 +42,7 @@ test('a new agent has omitted text fields blank, other optional fields null, is_
 
 test('creating an agent with an active dataset is refused: a new agent has no datasets', () => {
   const command: AgentCommand = { type: 'CreateAgent', agent: agent({ active_dataset: 'd9' }) };
-  assert.equal(rejection(() => agentDecider.decide(agentDecider.initialState(), command)), {
+  assert.equal(rejection(() => agentDecider.decide(agentDecider.initialState(), command, defaultLimits)), {
     kind: 'invalid',
     fields: { active_dataset: ['Invalid pk "d9" - object does not exist.'] },
   });
@@ -56,7 +57,7 @@ test('every command but CreateAgent on an empty stream is not found', () => {
     { type: 'DeleteDataset', id: 'd1', now },
     { type: 'ActivateDataset', id: 'd1', now },
   ] as AgentCommand[]) {
-    assert.equal(rejection(() => agentDecider.decide(empty, command)), { kind: 'not_found' }, command.type);
+    assert.equal(rejection(() => agentDecider.decide(empty, command, defaultLimits)), { kind: 'not_found' }, command.type);
   }
 });
 
@@ -94,8 +95,8 @@ test('activating a dataset sets active_dataset; activating it again changes noth
   state = activated.state;
   assert.is(state.agent!.active_dataset, 'd2');
   assert.is(state.agent!.updated_at, later);
-  assert.equal(agentDecider.decide(state, { type: 'ActivateDataset', id: 'd2', now: later }), []);
-  assert.equal(rejection(() => agentDecider.decide(state, { type: 'ActivateDataset', id: 'nope', now })), { kind: 'not_found' });
+  assert.equal(agentDecider.decide(state, { type: 'ActivateDataset', id: 'd2', now: later }, defaultLimits), []);
+  assert.equal(rejection(() => agentDecider.decide(state, { type: 'ActivateDataset', id: 'nope', now }, defaultLimits)), { kind: 'not_found' });
 });
 
 test('deleting the active dataset clears active_dataset; deleting another keeps it', () => {
@@ -107,12 +108,12 @@ test('deleting the active dataset clears active_dataset; deleting another keeps 
   const active = step(other.state, { type: 'DeleteDataset', id: 'd1', now });
   assert.equal(active.events.map((event) => event.type), ['DatasetDeleted', 'AgentUpdated']);
   assert.is(active.state.agent!.active_dataset, null);
-  assert.equal(rejection(() => agentDecider.decide(active.state, { type: 'DeleteDataset', id: 'd1', now })), { kind: 'not_found' });
+  assert.equal(rejection(() => agentDecider.decide(active.state, { type: 'DeleteDataset', id: 'd1', now }, defaultLimits)), { kind: 'not_found' });
 });
 
 test("active_dataset may only name one of the agent's own datasets, and null clears it", () => {
   const state = withDatasets('d1');
-  assert.equal(rejection(() => agentDecider.decide(state, { type: 'UpdateAgent', changes: { active_dataset: 'other' }, now })), {
+  assert.equal(rejection(() => agentDecider.decide(state, { type: 'UpdateAgent', changes: { active_dataset: 'other' }, now }, defaultLimits)), {
     kind: 'invalid',
     fields: { active_dataset: ['Invalid pk "other" - object does not exist.'] },
   });
@@ -146,9 +147,9 @@ test('a deleted agent refuses updates and new datasets, but its datasets can sti
   state = deleted.state;
   assert.is(state.agent!.is_deleted, true);
   assert.is(state.agent!.updated_at, later);
-  assert.equal(rejection(() => agentDecider.decide(state, { type: 'DeleteAgent', now })), { kind: 'not_found' });
-  assert.equal(rejection(() => agentDecider.decide(state, { type: 'UpdateAgent', changes: { is_deleted: false }, now })), { kind: 'not_found' });
-  assert.equal(rejection(() => agentDecider.decide(state, { type: 'CreateDataset', dataset: dataset('d3'), makeActive: false })), {
+  assert.equal(rejection(() => agentDecider.decide(state, { type: 'DeleteAgent', now }, defaultLimits)), { kind: 'not_found' });
+  assert.equal(rejection(() => agentDecider.decide(state, { type: 'UpdateAgent', changes: { is_deleted: false }, now }, defaultLimits)), { kind: 'not_found' });
+  assert.equal(rejection(() => agentDecider.decide(state, { type: 'CreateDataset', dataset: dataset('d3'), makeActive: false }, defaultLimits)), {
     kind: 'invalid',
     fields: { agent: ['Invalid pk "a1" - object does not exist.'] },
   });

@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { defaultLimits } from '../../src/config.ts';
 import * as assert from 'uvu/assert';
 import { jobKind } from '../../src/actors/kinds.ts';
 import { replay } from '../../src/domain/decider.ts';
@@ -24,7 +25,7 @@ const iteration = (id: string, fields = {}) =>
 
 function withIterations(count: number, fields: JobChanges = {}): JobState {
   let state = created(fields);
-  for (let i = 0; i < count; i++) state = step(state, { type: 'AddIteration', iteration: iteration(`it-${i}`), iterationsMax: 100 }).state;
+  for (let i = 0; i < count; i++) state = step(state, { type: 'AddIteration', iteration: iteration(`it-${i}`) }).state;
   return state;
 }
 
@@ -77,7 +78,7 @@ test('status moves: forward from pending and running, nowhere from a final statu
       const allowed = from === to || forward[from].includes(to);
       assert.is(canMove(from, to), allowed, `${from} -> ${to}`);
       const state = created({ status: from });
-      const decide = () => jobDecider.decide(state, { type: 'UpdateJob', changes: { status: to }, now: later });
+      const decide = () => jobDecider.decide(state, { type: 'UpdateJob', changes: { status: to }, now: later }, defaultLimits);
       if (allowed) assert.ok(Array.isArray(decide()), `${from} -> ${to}`);
       else assert.equal(rejection(decide), { kind: 'conflict', detail: `A job cannot move from "${from}" to "${to}".` });
     }
@@ -86,10 +87,10 @@ test('status moves: forward from pending and running, nowhere from a final statu
 
 test('an allowed move updates the status and updated_at; the same status decides nothing', () => {
   const state = created({ status: 'running' });
-  const [event] = jobDecider.decide(state, { type: 'UpdateJob', changes: { status: 'completed' }, now: later });
+  const [event] = jobDecider.decide(state, { type: 'UpdateJob', changes: { status: 'completed' }, now: later }, defaultLimits);
   assert.is(event!.type, 'JobUpdated');
   assert.equal((event as Extract<JobEvent, { type: 'JobUpdated' }>).job, { ...state.job!, status: 'completed', updated_at: later });
-  assert.equal(jobDecider.decide(state, { type: 'UpdateJob', changes: { status: 'running' }, now: later }), []);
+  assert.equal(jobDecider.decide(state, { type: 'UpdateJob', changes: { status: 'running' }, now: later }, defaultLimits), []);
 });
 
 test('an update that only repeats stored values, JSON included, changes nothing', () => {
@@ -113,21 +114,21 @@ test('a job moved to another project carries its iterations there', () => {
 test('deciding never changes the state it reads', () => {
   const state = withIterations(1, { best_score: 1 });
   const before = JSON.stringify({ job: state.job, iterations: [...state.iterations.values()] });
-  jobDecider.decide(state, { type: 'UpdateJob', changes: { project: 'p2', best_score: 3 }, now: later });
-  jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('new'), iterationsMax: 10 });
-  jobDecider.decide(state, { type: 'RemoveIteration', id: 'it-0' });
-  jobDecider.decide(state, { type: 'DeleteJob' });
+  jobDecider.decide(state, { type: 'UpdateJob', changes: { project: 'p2', best_score: 3 }, now: later }, defaultLimits);
+  jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('new') }, { iterationsPerJobMax: 10 });
+  jobDecider.decide(state, { type: 'RemoveIteration', id: 'it-0' }, defaultLimits);
+  jobDecider.decide(state, { type: 'DeleteJob' }, defaultLimits);
   assert.is(JSON.stringify({ job: state.job, iterations: [...state.iterations.values()] }), before);
 });
 
 test('an added iteration takes its job and project from the job, up to the limit', () => {
   let state = created();
-  const [event] = jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('a'), iterationsMax: 1 });
+  const [event] = jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('a') }, { iterationsPerJobMax: 1 });
   const added = (event as Extract<JobEvent, { type: 'IterationAdded' }>).iteration;
   assert.is(added.job, 'job-1');
   assert.is(added.project, 'p1');
   state = replay(jobDecider, state, [event!]);
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('b'), iterationsMax: 1 })), {
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('b') }, { iterationsPerJobMax: 1 })), {
     kind: 'invalid',
     fields: { non_field_errors: ['A job may have at most 1 iterations.'] },
   });
@@ -139,8 +140,8 @@ test('iterations are updated and removed by id; an unknown id is not found', () 
   assert.equal({ ...state.iterations.get('it-1')! }, { ...iteration('it-1'), job: 'job-1', project: 'p1', status: 'keep', avg_score: 0.5 });
   state = step(state, { type: 'RemoveIteration', id: 'it-0' }).state;
   assert.equal([...state.iterations.keys()], ['it-1']);
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'UpdateIteration', id: 'it-0', changes: {} })), { kind: 'not_found' });
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'RemoveIteration', id: 'nope' })), { kind: 'not_found' });
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'UpdateIteration', id: 'it-0', changes: {} }, defaultLimits)), { kind: 'not_found' });
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'RemoveIteration', id: 'nope' }, defaultLimits)), { kind: 'not_found' });
 });
 
 test('a deleted job ends its stream: iterations go with it and later commands are not found', () => {
@@ -149,15 +150,15 @@ test('a deleted job ends its stream: iterations go with it and later commands ar
   assert.ok(jobDecider.isGone(state));
   assert.is(state.job, null);
   assert.is(state.iterations.size, 0);
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'UpdateJob', changes: {}, now })), { kind: 'not_found' });
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('x'), iterationsMax: 9 })), { kind: 'not_found' });
-  assert.throws(() => jobDecider.decide(state, { type: 'CreateJob', job: newJob({ id: 'job-1', now, project: 'p', triggeredBy: 1 }), sent: {} }));
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'UpdateJob', changes: {}, now }, defaultLimits)), { kind: 'not_found' });
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('x') }, { iterationsPerJobMax: 9 })), { kind: 'not_found' });
+  assert.throws(() => jobDecider.decide(state, { type: 'CreateJob', job: newJob({ id: 'job-1', now, project: 'p', triggeredBy: 1 }), sent: {} }, defaultLimits));
 });
 
 test('recovery rebuilds the same state, from the stored events or from a snapshot', () => {
   const commands: JobCommand[] = [
-    { type: 'AddIteration', iteration: iteration('a', { order: 2 }), iterationsMax: 10 },
-    { type: 'AddIteration', iteration: iteration('b'), iterationsMax: 10 },
+    { type: 'AddIteration', iteration: iteration('a', { order: 2 }) },
+    { type: 'AddIteration', iteration: iteration('b') },
     { type: 'UpdateJob', changes: { status: 'running', best_score: 0.9, baseline_score: 0.4 }, now: later },
     { type: 'UpdateIteration', id: 'a', changes: { status: 'discard' } },
     { type: 'RemoveIteration', id: 'b' },

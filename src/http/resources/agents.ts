@@ -26,7 +26,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
     const agent = visibleAgent(ctx);
     const changes = agentChanges(ctx.state.body);
     const target = changes.project === undefined ? agent.project : projectReference(deps, ctx.state.principal, changes.project);
-    const events = await registry.write(registry.agent(agent.id), [agent.project, target], { type: 'UpdateAgent', changes, now: timestamp(clock) });
+    const events = await registry.write(registry.actor('agent', agent.id), [agent.project, target], { type: 'UpdateAgent', changes, now: timestamp(clock) });
     reply(ctx, 200, agentJson(agentAfter(events)));
   };
 
@@ -61,7 +61,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
           { id: randomUUID(), now: timestamp(clock), project, name: body.name as string, slug: body.slug as string },
           agentChanges(body),
         );
-        const events = await registry.gates.pass([project], () => registry.createAgent(agent.id, { type: 'CreateAgent', agent }));
+        const events = await registry.create('agent', agent.id, [project], { type: 'CreateAgent', agent });
         reply(ctx, 201, agentJson(agentAfter(events)));
       },
     },
@@ -85,7 +85,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const agent = visibleAgent(ctx);
-        await registry.write(registry.agent(agent.id), [agent.project], { type: 'DeleteAgent', now: timestamp(clock) });
+        await registry.write(registry.actor('agent', agent.id), [agent.project], { type: 'DeleteAgent', now: timestamp(clock) });
         noContent(ctx);
       },
     },

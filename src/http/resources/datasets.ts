@@ -68,7 +68,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
         }
         const agentId = body.agent as string;
         const agent = agentReference(deps, principal, agentId);
-        const actor = registry.agent(agent.id);
+        const actor = registry.actor('agent', agent.id);
         if (!actor) throw invalid({ agent: [invalidPk(agentId)] });
         const datapointIds = Array.from(points, () => randomUUID());
         const dataset = newDataset(
@@ -101,7 +101,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
         // The dataset's agent actor stays after a soft delete: a missing one means the dataset is gone.
-        await registry.write(registry.agent(dataset.agent), [dataset.project], { type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) });
+        await registry.write(registry.actor('agent', dataset.agent), [dataset.project], { type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) });
         noContent(ctx);
       },
     },
@@ -113,7 +113,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       responses: { 200: 'datasets.dataset-response' },
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
-        await registry.write(registry.agent(dataset.agent), [dataset.project], { type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) });
+        await registry.write(registry.actor('agent', dataset.agent), [dataset.project], { type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) });
         replyJsonText(ctx, 200, datasetJsonText(dataset, deps.jsonCache));
       },
     },

@@ -149,7 +149,7 @@ export function identityRoutes(deps: IdentityDeps): Route[] {
           last_used_at: null,
         };
         await registry.gates.pass([project], () =>
-          registry.identity.ask({ type: 'CreateApiKey', apiKey, keysPerUserMax: config.limits.apiKeysPerUserMax }),
+          registry.identity.ask({ type: 'CreateApiKey', apiKey }),
         );
         reply(ctx, 201, createdApiKeyJson(apiKey, key));
       },

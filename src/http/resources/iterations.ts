@@ -23,7 +23,6 @@ type IterationDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'valid
 
 export function iterationRoutes(deps: IterationDeps): Route[] {
   const { registry, readModel, clock } = deps;
-  const iterationsMax = deps.config.limits.iterationsPerJobMax;
 
   const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
     seenOr404(deps, ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
@@ -39,17 +38,17 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
   /** A referenced job must be visible, with its actor. */
   const jobReference = (principal: Principal, id: string) => {
     const job: Job = referenceOr400(deps, principal, 'job', id, readModel.jobs.get(id), (found) => found.project);
-    const actor = registry.job(job.id);
+    const actor = registry.actor('job', job.id);
     if (!actor) throw invalid({ job: [invalidPk(id)] });
     return { job, actor };
   };
 
   const move = async (iteration: JobIteration, principal: Principal, targetId: string, changes: IterationChanges) => {
-    const source = or404(registry.job(iteration.job));
+    const source = or404(registry.actor('job', iteration.job));
     const target = jobReference(principal, targetId);
     const projects = [...new Set([iteration.project, target.job.project])];
     try {
-      await registry.gates.pass(projects, () => registry.moveIteration(source, target.actor, iteration.id, changes, iterationsMax));
+      await registry.gates.pass(projects, () => registry.moveIteration(source, target.actor, iteration.id, changes));
     } catch (error) {
       // A job deleted while the move waited: the iteration is gone with it, or the target is.
       if (!readModel.iterations.get(iteration.id)) throw fail.notFound();
@@ -66,7 +65,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
     if (targetId !== undefined && targetId !== iteration.job) {
       await move(iteration, principal, targetId, changes);
     } else {
-      await registry.write(registry.job(iteration.job), [iteration.project], { type: 'UpdateIteration', id: iteration.id, changes });
+      await registry.write(registry.actor('job', iteration.job), [iteration.project], { type: 'UpdateIteration', id: iteration.id, changes });
     }
     answerIteration(ctx, 200, iteration.id);
   };
@@ -102,7 +101,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
           { id: randomUUID(), now: timestamp(clock), job: job.id, project: job.project, iterationName: body.iteration_name as string },
           pickPresent<IterationChanges>(body, changeFields),
         );
-        await registry.write(actor, [job.project], { type: 'AddIteration', iteration, iterationsMax });
+        await registry.write(actor, [job.project], { type: 'AddIteration', iteration });
         answerIteration(ctx, 201, iteration.id);
       },
     },
@@ -126,7 +125,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        await registry.write(registry.job(iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
+        await registry.write(registry.actor('job', iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
         noContent(ctx);
       },
     },

@@ -71,7 +71,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
     const changes = pickPresent<JobChanges>(body, jobWritableFields);
     const project = projectAfterUpdate(principal, job, changes);
     const projects = project === job.project ? [project] : [job.project, project];
-    await registry.write(registry.job(job.id), projects, { type: 'UpdateJob', changes, now: timestamp(clock) });
+    await registry.write(registry.actor('job', job.id), projects, { type: 'UpdateJob', changes, now: timestamp(clock) });
     answerJob(ctx, 200, job.id);
   };
 
@@ -106,7 +106,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
         const agent = fields.agent ? agentReference(deps, principal, fields.agent) : undefined;
         const project = projectForNewJob(principal, fields, agent);
         const job = newJob({ id: randomUUID(), now: timestamp(clock), project, triggeredBy: principal.user.id }, fields);
-        await registry.gates.pass([project], () => registry.createJob(job.id, { type: 'CreateJob', job, sent: fields }));
+        await registry.create('job', job.id, [project], { type: 'CreateJob', job, sent: fields });
         answerJob(ctx, 201, job.id);
       },
     },
@@ -131,7 +131,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const job = visibleJob(ctx);
-        await registry.write(registry.job(job.id), [job.project], { type: 'DeleteJob' });
+        await registry.write(registry.actor('job', job.id), [job.project], { type: 'DeleteJob' });
         noContent(ctx);
       },
     },

@@ -26,7 +26,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
   const update = async (ctx: ApiContext) => {
     const project = visibleProject(ctx, ctx.params.id!);
     const changes = pickPresent<ProjectChanges>(ctx.state.body, projectFields);
-    await registry.write(registry.project(project.id), [project.id], { type: 'UpdateProject', changes, now: timestamp(clock) });
+    await registry.write(registry.actor('project', project.id), [project.id], { type: 'UpdateProject', changes, now: timestamp(clock) });
     reply(ctx, 200, projectJson(readModel.projects.get(project.id)!));
   };
 
@@ -64,7 +64,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
           pickPresent<ProjectChanges>(body, projectFields),
         );
         const creator = newMembership({ id: randomUUID(), project: project.id, now }, principal.user);
-        await registry.createProject(project.id, { type: 'CreateProject', project, creator });
+        await registry.create('project', project.id, [], { type: 'CreateProject', project, creator });
         reply(ctx, 201, projectJson(readModel.projects.get(project.id)!));
       },
     },
@@ -88,7 +88,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.id!);
-        const actor = or404(registry.project(project.id));
+        const actor = or404(registry.actor('project', project.id));
         await registry.deleteProject(actor);
         noContent(ctx);
       },
@@ -121,8 +121,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const user = memberToAdd(deps, ctx.state.body);
         const membership = newMembership({ id: randomUUID(), project: project.id, now: timestamp(clock) }, user);
-        const membershipsMax = deps.config.limits.membershipsPerProjectMax;
-        await registry.write(registry.project(project.id), [project.id], { type: 'AddMember', membership, membershipsMax });
+        await registry.write(registry.actor('project', project.id), [project.id], { type: 'AddMember', membership });
         reply(ctx, 201, membershipJson(readModel.membershipsByUser.get(user.id)!.get(project.id)!));
       },
     },
@@ -138,7 +137,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
         const membership = readModel.memberships.get(ctx.params.id!);
         if (!membership || membership.project !== project.id) throw fail.notFound();
         const requestedBy = ctx.state.principal.user.id;
-        await registry.write(registry.project(project.id), [project.id], { type: 'RemoveMember', id: membership.id, requestedBy });
+        await registry.write(registry.actor('project', project.id), [project.id], { type: 'RemoveMember', id: membership.id, requestedBy });
         noContent(ctx);
       },
     },
