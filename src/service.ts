@@ -100,12 +100,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     validator: sharedValidator(),
     tokens,
     authenticator: new Authenticator({ readModel, tokens, nowMs: clock.nowMs, keyUsed }),
-    loginThrottle: new LoginThrottle({
-      failuresPerEmailMax: config.limits.loginFailuresMax,
-      failuresPerAddressMax: config.limits.loginFailuresPerAddressMax,
-      windowSeconds: config.limits.loginFailureWindowSeconds,
-      keysMax: config.limits.loginThrottleKeysMax,
-    }),
+    loginThrottle: new LoginThrottle(config.limits),
     health,
     traces,
     changes,

@@ -1,11 +1,12 @@
 // Failed logins are counted per email and per client address within a window; past the limit,
 // further attempts are refused (429) until the window ends. Memory is bounded.
+/** The configured limits the throttle reads (src/config.ts describes them). */
 export interface ThrottleLimits {
-  failuresPerEmailMax: number;
-  failuresPerAddressMax: number;
-  windowSeconds: number;
+  loginFailuresMax: number;
+  loginFailuresPerAddressMax: number;
+  loginFailureWindowSeconds: number;
   /** Distinct keys remembered before the oldest are forgotten. */
-  keysMax: number;
+  loginThrottleKeysMax: number;
 }
 
 interface Window {
@@ -21,8 +22,8 @@ export class LoginThrottle {
   /** Seconds to wait before another attempt, or 0 when one is allowed now. */
   waitSeconds(email: string, address: string, nowSeconds: number): number {
     return Math.max(
-      this.wait(`email:${email}`, this.limits.failuresPerEmailMax, nowSeconds),
-      this.wait(`address:${address}`, this.limits.failuresPerAddressMax, nowSeconds),
+      this.wait(`email:${email}`, this.limits.loginFailuresMax, nowSeconds),
+      this.wait(`address:${address}`, this.limits.loginFailuresPerAddressMax, nowSeconds),
     );
   }
 
@@ -38,7 +39,7 @@ export class LoginThrottle {
   private wait(key: string, failuresMax: number, nowSeconds: number): number {
     const window = this.windows.get(key);
     if (!window || window.failures < failuresMax) return 0;
-    const remaining = window.startSeconds + this.limits.windowSeconds - nowSeconds;
+    const remaining = window.startSeconds + this.limits.loginFailureWindowSeconds - nowSeconds;
     if (remaining <= 0) {
       this.windows.delete(key);
       return 0;
@@ -48,10 +49,10 @@ export class LoginThrottle {
 
   private bump(key: string, nowSeconds: number): void {
     let window = this.windows.get(key);
-    if (!window || window.startSeconds + this.limits.windowSeconds <= nowSeconds) {
+    if (!window || window.startSeconds + this.limits.loginFailureWindowSeconds <= nowSeconds) {
       this.windows.delete(key);
       window = { startSeconds: nowSeconds, failures: 0 };
-      if (this.windows.size >= this.limits.keysMax) {
+      if (this.windows.size >= this.limits.loginThrottleKeysMax) {
         const oldest = this.windows.keys().next().value;
         if (oldest !== undefined) this.windows.delete(oldest);
       }

@@ -15,11 +15,12 @@ export interface DimensionComparison extends Comparison {
   name: string;
 }
 
+/** The configured limits a code diff reads (src/config.ts describes them). */
 export interface CodeDiffLimits {
   /** Characters of either code beyond which no diff is made. */
-  charsMax: number;
+  codeDiffCharsMax: number;
   /** Lines added plus removed beyond which the diff is given up (its cost grows with their square). */
-  editsMax: number;
+  codeDiffEditsMax: number;
 }
 
 export function compareNumbers(from: number | null, to: number | null): Comparison {
@@ -56,12 +57,12 @@ export function codeDiff(
   limits: CodeDiffLimits,
 ): string | null {
   const [before, after] = [from.code ?? '', to.code ?? ''];
-  if (before.length > limits.charsMax || after.length > limits.charsMax) return null;
+  if (before.length > limits.codeDiffCharsMax || after.length > limits.codeDiffCharsMax) return null;
   if (before === after) return '';
   const patch = createTwoFilesPatch(`a/${from.name}`, `b/${to.name}`, before, after, undefined, undefined, {
     context: 3,
     headerOptions: FILE_HEADERS_ONLY,
-    maxEditLength: limits.editsMax,
+    maxEditLength: limits.codeDiffEditsMax,
   });
   return patch ?? null;
 }

@@ -39,7 +39,7 @@ test('searchTermsMax and orderingFieldsMax: terms and fields past the limit are 
   ));
 
 test('loginThrottleKeysMax: the throttle forgets its oldest keys first, so memory stays bounded', () => {
-  const throttle = new LoginThrottle({ failuresPerEmailMax: 1, failuresPerAddressMax: 100, windowSeconds: 60, keysMax: 3 });
+  const throttle = new LoginThrottle({ loginFailuresMax: 1, loginFailuresPerAddressMax: 100, loginFailureWindowSeconds: 60, loginThrottleKeysMax: 3 });
   throttle.recordFailure('a@x', '10.0.0.1', 0);
   assert.is(throttle.waitSeconds('a@x', '10.0.0.1', 1), 59);
   // Two more emails: with the address, four keys; the oldest (email a@x) is forgotten.

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { codeDiff, compareDimensions, compareNumbers } from '../../src/views/iteration-compare.ts';
 
-const limits = { charsMax: 1000, editsMax: 100 };
+const limits = { codeDiffCharsMax: 1000, codeDiffEditsMax: 100 };
 
 test('a delta is to - from, and null unless both sides are numbers', () => {
   assert.equal(compareNumbers(0.5, 0.75), { from: 0.5, to: 0.75, delta: 0.25 });
@@ -57,7 +57,7 @@ test('equal codes diff to "", a null code counts as empty', () => {
 
 test('codeDiffCharsMax: no diff when either code is longer', () => {
   const long = 'x'.repeat(11);
-  const small = { charsMax: 10, editsMax: 100 };
+  const small = { codeDiffCharsMax: 10, codeDiffEditsMax: 100 };
   assert.is(codeDiff({ name: 'a', code: long }, { name: 'b', code: 'y' }, small), null);
   assert.is(codeDiff({ name: 'a', code: 'y' }, { name: 'b', code: long }, small), null);
   assert.is(codeDiff({ name: 'a', code: long }, { name: 'b', code: long }, small), null);
@@ -66,7 +66,7 @@ test('codeDiffCharsMax: no diff when either code is longer', () => {
 
 test('codeDiffEditsMax: no diff when more lines are added and removed than that', () => {
   const lines = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i}\n`).join('');
-  const edits = { charsMax: 10_000, editsMax: 6 };
+  const edits = { codeDiffCharsMax: 10_000, codeDiffEditsMax: 6 };
   assert.type(codeDiff({ name: 'a', code: lines('a', 3) }, { name: 'b', code: lines('b', 3) }, edits), 'string', '3 removed + 3 added');
   assert.is(codeDiff({ name: 'a', code: lines('a', 4) }, { name: 'b', code: lines('b', 3) }, edits), null, '4 removed + 3 added');
   // A few changed lines in a long file stay well within it.

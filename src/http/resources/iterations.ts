@@ -27,7 +27,6 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
   const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
     seenOr404(deps, ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
 
-  const codeDiffLimits = { charsMax: deps.config.limits.codeDiffCharsMax, editsMax: deps.config.limits.codeDiffEditsMax };
 
   /** The iteration as committed; gone meanwhile (deleted with its job) is 404. */
   const answerIteration = (ctx: ApiContext, status: number, id: string) => {
@@ -138,7 +137,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
       handle(ctx) {
         const from = visibleIteration(ctx);
         const to = visibleIteration(ctx, ctx.params.other_id);
-        reply(ctx, 200, iterationComparisonJson(from, to, codeDiffLimits));
+        reply(ctx, 200, iterationComparisonJson(from, to, deps.config.limits));
       },
     },
   ];
