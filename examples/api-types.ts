@@ -399,7 +399,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A job's run for a chart: its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration. */
+        /** A job's run for a chart: the job as listed, its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration. */
         get: operations["jobs_progress_retrieve"];
         put?: never;
         post?: never;
@@ -1473,7 +1473,7 @@ export interface components {
             result?: components["schemas"]["common.json"];
             status?: components["schemas"]["jobs.fields.status"];
         };
-        /** @description A job's run as a chart draws it: a page of its iterations in the job's order (order, then created_at) with the best avg_score so far, and for the whole job the counts by status and the best iteration. */
+        /** @description A job's run as a chart draws it: the job as listed, a page of its iterations in the job's order (order, then created_at) with the best avg_score so far, and for the whole job the counts by status and the best iteration. */
         "jobs.job-progress-response": {
             /** @description How many iterations the job has. */
             count: number;
@@ -1501,6 +1501,8 @@ export interface components {
             best_iteration: string | null;
             /** @description The best iteration's avg_score. */
             best_score: number | null;
+            /** @description The job as its list shows it (without its iterations), so that a chart needs no other request. */
+            job: components["schemas"]["jobs.job-list-item-response"];
         };
         "jobs.job-progress-response.point": {
             /** Format: uuid */

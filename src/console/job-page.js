@@ -1,5 +1,6 @@
 // A job: its status and scores first, then the score curve of every iteration (the job progress
-// endpoint, one request for up to 10,000 iterations), the iterations table, and a way to pick
+// endpoint, one request for the job and up to 10,000 iterations: the job's own answer would carry
+// every iteration's code), the iterations table, and a way to pick
 // two iterations to compare. While the page is open it follows the job's events, so a running
 // job's new iterations appear as they land, without polling or reloading.
 import { authHeaders, call, withQuery } from './api.js';
@@ -13,9 +14,9 @@ import { pagedTable } from './table.js';
 
 /**
  * @typedef {import('./score-chart.js').ProgressPoint} ProgressPoint
- * @typedef {import('./project-page.js').JobItem & { report_markdown?: string }} Job
+ * @typedef {import('./project-page.js').JobItem} Job
  * @typedef {{ id: string, job: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, description: string, dimension_scores: unknown }} Iteration
- * @typedef {import('./table.js').Page<ProgressPoint> & { counts: { keep: number, discard: number, unset: number }, best_iteration: string | null, best_score: number | null }} ProgressPage
+ * @typedef {import('./table.js').Page<ProgressPoint> & { counts: { keep: number, discard: number, unset: number }, best_iteration: string | null, best_score: number | null, job: Job }} ProgressPage
  */
 
 const progressPageSize = 10_000;
@@ -24,9 +25,9 @@ const liveTypes = ['iteration.created', 'iteration.updated', 'iteration.deleted'
 /** @param {import('./router.js').PageContext} context */
 export async function jobPage({ params, signal }) {
   const id = params.id ?? '';
-  /** @type {[[Job, { name: string }], ProgressPoint[]]} */
-  const [[first, project], firstPoints] = await Promise.all([jobAndProject(id, signal), loadProgress(id, signal)]);
-  let [job, points] = [first, firstPoints];
+  let { job, points } = await loadProgress(id, signal);
+  /** @type {{ name: string }} */
+  const project = await call(`/api/projects/${job.project}/`, { signal });
   /** @type {string[]} the picked iterations, oldest pick first */
   let picked = [];
 
@@ -116,7 +117,7 @@ export async function jobPage({ params, signal }) {
   /** @param {import('./event-stream.js').StreamEvent} event */
   async function onEvent(event) {
     if (event.type === 'reset') {
-      [job, points] = await Promise.all([call(`/api/jobs/${id}/`, { signal }), loadProgress(id, signal)]);
+      ({ job, points } = await loadProgress(id, signal));
     } else if (event.type === 'job.updated') {
       job = { ...job, ...JSON.parse(event.data) };
     } else if (event.type === 'job.deleted') {
@@ -156,20 +157,11 @@ export async function jobPage({ params, signal }) {
 }
 
 /**
+ * The job, and every iteration of it in order with the best score so far, from the progress
+ * endpoint.
  * @param {string} id
  * @param {AbortSignal} signal
- * @returns {Promise<[Job, { name: string }]>}
- */
-async function jobAndProject(id, signal) {
-  /** @type {Job} */
-  const job = await call(`/api/jobs/${id}/`, { signal });
-  return [job, await call(`/api/projects/${job.project}/`, { signal })];
-}
-
-/**
- * Every iteration of the job in order, with the best score so far, from the progress endpoint.
- * @param {string} id
- * @param {AbortSignal} signal
+ * @returns {Promise<{ job: Job, points: ProgressPoint[] }>}
  */
 async function loadProgress(id, signal) {
   /** @type {ProgressPoint[]} */
@@ -178,7 +170,7 @@ async function loadProgress(id, signal) {
     /** @type {ProgressPage} */
     const answer = await call(withQuery(`/api/jobs/${id}/progress/`, { page, page_size: progressPageSize }), { signal });
     points.push(...answer.results);
-    if (!answer.next) return points;
+    if (!answer.next) return { job: answer.job, points };
   }
 }
 

@@ -72,6 +72,11 @@ async function settled(page: Page): Promise<void> {
 async function visit(context: Context, path: string): Promise<void> {
   await context.page.goto(context.running.url + path);
   await settled(context.page);
+  // Conditions on the chart must be synchronous (waitForFunction takes a returned promise as a
+  // truthy answer), so the chart's reader is loaded into the page once per document.
+  await context.page.evaluate(async () => {
+    (window as any).chartDataOf = (await import('/static/console/score-chart.js' as string)).chartData;
+  });
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
@@ -286,9 +291,8 @@ walk('a running job updates live: a new iteration is on the page within a second
   });
   assert.is(created.status, 201, created.text);
   await page.waitForFunction(
-    async (count) => {
-      const { chartData: read } = await import('/static/console/score-chart.js' as string);
-      const data = read(document.querySelector('.score-chart'));
+    (count) => {
+      const data = (window as any).chartDataOf(document.querySelector('.score-chart'));
       return data?.[0].length === count && document.querySelector('[data-table="iterations"]')?.textContent?.includes('live-candidate');
     },
     runningIterations + 1,
@@ -303,9 +307,8 @@ walk('a running job updates live: a new iteration is on the page within a second
   assert.is(await page.locator('.stat.primary .stat-note').textContent(), 'at live-candidate');
 
   assert.is((await seeded.ada.client.patch(`/api/job-iterations/${created.body.id}/`, { status: 'keep' })).status, 200);
-  await page.waitForFunction(async () => {
-    const { chartData: read } = await import('/static/console/score-chart.js' as string);
-    return read(document.querySelector('.score-chart'))?.[3].at(-1) === 0.97;
+  await page.waitForFunction(() => {
+    return (window as any).chartDataOf(document.querySelector('.score-chart'))?.[3].at(-1) === 0.97;
   }, undefined, { timeout: 5_000 });
   assertNoProblems(context);
 });
@@ -341,9 +344,8 @@ walk('a job with 10,000 iterations is interactive within a second', async (conte
   const started = await page.evaluate(() => performance.now());
   await page.locator('[data-table="jobs"]').getByRole('link', { name: 'Support bot · model backtesting' }).click();
   // Drawn (the chart holds every point), the table filled, and then the main thread free again.
-  await page.waitForFunction(async (count) => {
-    const { chartData: read } = await import('/static/console/score-chart.js' as string);
-    const drawn = read(document.querySelector('.score-chart'))?.[0].length === count;
+  await page.waitForFunction((count) => {
+    const drawn = (window as any).chartDataOf(document.querySelector('.score-chart'))?.[0].length === count;
     return drawn && document.querySelector('[aria-busy]') === null && document.querySelector('[data-table="iterations"] tbody tr') !== null;
   }, bigJobIterations, { polling: 5 });
   const readyAt = await page.evaluate(() => new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now()), 0))));

@@ -28,7 +28,7 @@ test('iterations come in the job\'s order with the best score so far; counts and
     }
     const reply = await member.client.get(progressPath(job));
     assert.is(reply.status, 200, reply.text);
-    assert.equal(Object.keys(reply.body), ['count', 'next', 'previous', 'results', 'counts', 'best_iteration', 'best_score']);
+    assert.equal(Object.keys(reply.body), ['count', 'next', 'previous', 'results', 'counts', 'best_iteration', 'best_score', 'job']);
     assert.is(reply.body.count, 7);
     assert.equal(Object.keys(reply.body.results[0]), pointFields);
     const inOrder = [made[2], made[3], made[0], made[4], made[5], made[6], made[1]];
@@ -52,7 +52,10 @@ test('a job without iterations, or without scores, has no best', () =>
     const { member } = await memberWithProject(client);
     const job = await createJob(member.client);
     const empty = await member.client.get(progressPath(job));
-    assert.equal(empty.body, { count: 0, next: null, previous: null, results: [], counts: { keep: 0, discard: 0, unset: 0 }, best_iteration: null, best_score: null });
+    const { job: listed, ...progress } = empty.body;
+    assert.equal(progress, { count: 0, next: null, previous: null, results: [], counts: { keep: 0, discard: 0, unset: 0 }, best_iteration: null, best_score: null });
+    const [asListed] = (await member.client.get('/api/jobs/', { project: job.project })).body.results;
+    assert.equal(listed, asListed, 'the job as its list shows it');
     await createIteration(member.client, job.id, { status: 'keep' });
     const unscored = await member.client.get(progressPath(job));
     assert.equal(unscored.body.results.map((point: any) => point.best_so_far), [null]);

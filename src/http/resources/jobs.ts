@@ -141,10 +141,11 @@ export function jobRoutes(deps: JobDeps): Route[] {
       auth: true,
       query: 'jobs.progress-query',
       pageSizes: progressSizes,
-      summary: "A job's run for a chart: its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration.",
+      summary: "A job's run for a chart: the job as listed, its iterations in order (without code) with the best avg_score so far, counts by status, and the best iteration.",
       responses: { 200: 'jobs.job-progress-response' },
       handle(ctx) {
-        const iterations = readModel.iterationsOf(visibleJob(ctx));
+        const job = visibleJob(ctx);
+        const iterations = readModel.iterationsOf(job);
         const page = paginate(
           ctx,
           deps,
@@ -152,7 +153,8 @@ export function jobRoutes(deps: JobDeps): Route[] {
           progressPointJson,
           progressSizes,
         );
-        reply(ctx, 200, { ...page, ...progressSummaryJson(progressSummary(iterations)) });
+        const listed = { ...jobListItemJson(job), ...jobLiveFields(readModel.agentLabel(job.agent)) };
+        reply(ctx, 200, { ...page, ...progressSummaryJson(progressSummary(iterations)), job: listed });
       },
     },
   ];
