@@ -8,15 +8,14 @@ test('npm start runs the compiled service', () => {
   assert.ok(npmStartArgs().at(-1)!.endsWith('/dist/src/main.js'));
 });
 
-// A scavenge stops the event loop while it copies what survived the young generation, and under
-// load that grows with the semi-space: with 64 MB, one job taking 50 connections' posts paused
-// 17-23 ms every half second (about half of the posts slower than 20 ms); with 16 MB, 5-7 ms
-// four times as often, for about the same total.
-test('npm start keeps V8 scavenges short: a semi-space of at most 16 MB', () => {
+// The semi-space trades recovery against pauses under load: 64 MB recovered a million records in
+// 7.0 s where 16 MB took 7.8-9.0 s (the target is 10 s), while under one job's 50 connections its
+// scavenges pause the loop for 17-23 ms against 5-7 ms (README, Performance). Recovery wins: a
+// smaller semi-space did not move the benchmark's p99 beyond the machine's noise.
+test('npm start gives V8 a 64 MB semi-space, chosen for recovery', () => {
   const option = npmStartArgs().find((arg) => arg.startsWith('--max-semi-space-size='));
   assert.ok(option, 'the semi-space size is chosen, not left to V8');
-  const megabytes = Number(option.split('=')[1]);
-  assert.ok(megabytes >= 1 && megabytes <= 16, `semi-space of ${megabytes} MB`);
+  assert.is(Number(option.split('=')[1]), 64);
 });
 
 test.run();
