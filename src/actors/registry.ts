@@ -115,18 +115,19 @@ export class Registry {
   }
 
   /**
-   * Moves an iteration to another job: removed from one stream, added to the other, one commit.
-   * An iteration deleted meanwhile is not found; a target job deleted meanwhile refuses the add.
+   * Moves an iteration to another job: removed from one stream, added to the other, one commit,
+   * inside the gates of both jobs' projects. An iteration deleted meanwhile is not found; a target
+   * job deleted meanwhile refuses the add.
    */
-  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges): Promise<void> {
-    return this.joint([source, target], async () => {
+  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges, projects: readonly string[]): Promise<void> {
+    return this.gates.pass(projects, () => this.joint([source, target], async () => {
       const current = source.current.iterations.get(id);
       if (!current) throw notFound();
       const moved: JobIteration = { ...current, ...changes };
       const removal = source.decide({ type: 'RemoveIteration', id });
       const addition = target.decide({ type: 'AddIteration', iteration: moved });
       await this.commitTogether([() => source.stage(removal), () => target.stage(addition)]);
-    });
+    }));
   }
 
   /**

@@ -121,24 +121,14 @@ class WireReader {
     const found: ResourceSpans = { attributes: {}, scopeSpans: [] };
     while (this.r.pos < this.r.len) {
       const t = this.r.tag();
-      if (t === tag(1, delimited)) this.resource(depth + 1, found.attributes);
+      // A resource is a list of attributes; one sent twice merges, as protobuf merges a message.
+      if (t === tag(1, delimited)) this.keyValueList(depth + 1, found.attributes);
       else if (t === tag(2, delimited)) found.scopeSpans.push(this.scopeSpans(depth + 1));
       else if (t === tag(3, delimited)) this.string();
       else this.skip(t, depth);
     }
     this.leave(outer);
     return found;
-  }
-
-  /** A resource sent twice merges into one, as protobuf merges a message field sent twice. */
-  private resource(depth: number, attributes: Attributes): void {
-    const outer = this.enter(depth);
-    while (this.r.pos < this.r.len) {
-      const t = this.r.tag();
-      if (t === tag(1, delimited)) this.keyValue(depth + 1, attributes);
-      else this.skip(t, depth);
-    }
-    this.leave(outer);
   }
 
   private scopeSpans(depth: number): ScopeSpans {

@@ -47,7 +47,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
     const target = jobReference(principal, targetId);
     const projects = [...new Set([iteration.project, target.job.project])];
     try {
-      await registry.gates.pass(projects, () => registry.moveIteration(source, target.actor, iteration.id, changes));
+      await registry.moveIteration(source, target.actor, iteration.id, changes, projects);
     } catch (error) {
       // A job deleted while the move waited: the iteration is gone with it, or the target is.
       if (!readModel.iterations.get(iteration.id)) throw fail.notFound();

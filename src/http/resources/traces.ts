@@ -11,13 +11,13 @@ import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/sp
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from '../../traces/spans.ts';
 import type { Uses } from '../deps.ts';
-
-/** What these routes use. */
-type TraceDeps = Uses<'config' | 'registry' | 'readModel' | 'traces' | 'changes' | 'validator' | 'clock'>;
 import { fail } from '../errors.ts';
 import { paginate } from '../pages.ts';
 import { replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { visibleProjects } from '../visibility.ts';
+
+/** What these routes use. */
+type TraceDeps = Uses<'config' | 'registry' | 'readModel' | 'traces' | 'changes' | 'validator' | 'clock'>;
 
 export function traceRoutes(deps: TraceDeps): Route[] {
   const { config, registry, traces, clock } = deps;
