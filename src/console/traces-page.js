@@ -29,7 +29,7 @@ export async function tracesPage({ query, signal }) {
     rowClass: (span) => (span.status_code === 2 ? 'error-row' : ''),
     columns: [
       { label: 'Trace', cell: (span) => link(`/console/traces/${span.trace_id}`, clipped(span.name || '(unnamed span)', 'strong')) },
-      { label: 'Service', cell: (span) => clipped(text(span.service_name)) },
+      { label: 'Service', cell: (span) => clipped(text(span.service_name), 'narrow') },
       { label: 'Type', cell: (span) => text(span.span_type) },
       { label: 'Started', cell: (span) => dateTime(new Date(span.start_time_ns / 1e6).toISOString()) },
       { label: 'Duration', numeric: true, cell: (span) => duration(span.duration_ns) },
