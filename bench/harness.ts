@@ -143,6 +143,12 @@ export interface ServiceOptions {
 }
 
 /**
+ * Extra node flags for the service, e.g. BENCH_SERVICE_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/p"
+ * to profile it under the benchmark's own load (node refuses --cpu-prof in NODE_OPTIONS).
+ */
+const serviceNodeFlags = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+
+/**
  * Starts `npm start`'s entry point on a free port with LMDB under `dataDir`. LOG_LEVEL is warn
  * unless BENCH_LOG_LEVEL says otherwise: per-request info logs are an operator's choice and would
  * be measured otherwise.
@@ -151,7 +157,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'overmind-bench-'));
   const port = await freePort();
   const started = performance.now();
-  const [command, args] = nodeOn(options.pinned === false ? undefined : serverCore, npmStartArgs());
+  const [command, args] = nodeOn(options.pinned === false ? undefined : serverCore, [...serviceNodeFlags, ...npmStartArgs()]);
   const child = spawn(command, args, {
     env: {
       ...process.env,

@@ -2,9 +2,10 @@
 // fields; what is only ever shown (attributes, events, links, scope, and the resource attributes,
 // packed once per resource) is packed into msgpack blobs, so scans decode a few fields rather than
 // arbitrary attribute maps, and arbitrary attribute keys never reach LMDB's shared structures.
-// A span's detail is packed as its OTLP fields were sent, beside its scope: re-encoding its
+// A span's detail is kept as its OTLP fields were sent, beside its scope: re-encoding its
 // attributes cost more than anything else of a span but its key, and it is decoded again only
-// when shown. Stores written before hold the SpanDetail itself, which reads the same.
+// when shown. It is a field of the stored span (encoded with it, in one pass); stores written
+// before hold it packed on its own, as a PackedDetail or as the SpanDetail itself, which read the same.
 import { Packr } from 'msgpackr';
 import type { JsonValue } from './json-text.ts';
 import { hexToNanos, uint64ToBigInt } from './nanos.ts';
@@ -35,8 +36,8 @@ export interface SpanRecord {
   readonly tokens: number;
   /** Milliseconds since the epoch. */
   readonly received_at: number;
-  /** The span's detail, packed: a PackedDetail, or a SpanDetail (stores written before it). */
-  readonly detail: Uint8Array;
+  /** The span's detail: its OTLP fields as sent, or (stores written before) a packed blob. */
+  readonly detail: KeptDetail | Uint8Array;
   /** The resource's attributes, packed (one blob shared by every span of the resource). */
   readonly resource: Uint8Array;
 }
@@ -65,7 +66,7 @@ export interface SpanDetail {
 }
 
 /** How a span's detail is kept: its OTLP fields as sent (see OtlpSpan.shown) and its scope. */
-interface PackedDetail {
+export interface KeptDetail {
   otlp: Uint8Array;
   scope_name: string;
   scope_version: string;
@@ -74,11 +75,11 @@ interface PackedDetail {
 // Plain msgpack maps (no record extension): the blob stands alone and bigints round-trip.
 const packr = new Packr({ useRecords: false });
 
-export function pack(value: PackedDetail | SpanDetail | Attributes): Uint8Array {
+export function pack(value: KeptDetail | SpanDetail | Attributes): Uint8Array {
   return packr.pack(value);
 }
 
-function unpack<T extends PackedDetail | SpanDetail | Attributes>(packed: Uint8Array): T {
+function unpack<T extends KeptDetail | SpanDetail | Attributes>(packed: Uint8Array): T {
   return packr.unpack(packed) as T;
 }
 
@@ -94,12 +95,9 @@ export function spanDetail(span: OtlpSpan, scope: { name: string; version: strin
   };
 }
 
-export function packDetail(otlp: Uint8Array, scope: { name: string; version: string }): Uint8Array {
-  return pack({ otlp, scope_name: scope.name, scope_version: scope.version });
-}
-
-function unpackDetail(packed: Uint8Array): SpanDetail {
-  const detail = unpack<PackedDetail | SpanDetail>(packed);
+/** The detail a span shows, however its store kept it. */
+export function shownDetail(kept: KeptDetail | Uint8Array): SpanDetail {
+  const detail = kept instanceof Uint8Array ? unpack<KeptDetail | SpanDetail>(kept) : kept;
   if (!('otlp' in detail)) return detail;
   return spanDetail(readSpan(detail.otlp), { name: detail.scope_name, version: detail.scope_version });
 }
@@ -111,7 +109,7 @@ export const isRoot = (span: SpanRecord): boolean => span.parent_span_id === '';
  * stands for its whole trace (a trace list row, a trace's root), which shows the trace's total.
  */
 export function spanJson(span: SpanRecord, totalTokens: number = span.tokens): { [key: string]: JsonValue } {
-  const detail = unpackDetail(span.detail);
+  const detail = shownDetail(span.detail);
   return {
     trace_id: span.trace_id,
     span_id: span.span_id,

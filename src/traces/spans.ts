@@ -4,7 +4,7 @@
 import type { JsonValue } from './json-text.ts';
 import { uint64Difference, uint64ToHex } from './nanos.ts';
 import type { ExportRequest, OtlpSpan } from './otlp-wire.ts';
-import { pack, packDetail, spanDetail, type SpanDetail, type SpanRecord } from './span-record.ts';
+import { pack, type SpanRecord } from './span-record.ts';
 import { tokensOf, type Attributes } from './span-type.ts';
 
 /** Resource and span attributes that link spans to the service's records. */
@@ -50,9 +50,9 @@ export interface SpanDraft {
   duration_ns: number;
   status_code: number;
   tokens: number;
-  detail: SpanDetail;
   /** What is kept of its detail: its shown fields as sent (OtlpSpan.shown, span-record.ts). */
   otlp: Uint8Array;
+  scope: { name: string; version: string };
 }
 
 export interface Drafted {
@@ -132,8 +132,8 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
     duration_ns: uint64Difference(span.endTimeUnixNano, span.startTimeUnixNano),
     status_code: span.statusCode,
     tokens: tokensOf(attributes),
-    detail: spanDetail(span, scope),
     otlp: span.shown,
+    scope,
   };
 }
 
@@ -157,7 +157,7 @@ export function spanRecord(draft: SpanDraft, links: SpanLinks, receivedAt: numbe
     status_code: draft.status_code,
     tokens: draft.tokens,
     received_at: receivedAt,
-    detail: packDetail(draft.otlp, { name: draft.detail.scope_name, version: draft.detail.scope_version }),
+    detail: { otlp: draft.otlp, scope_name: draft.scope.name, scope_version: draft.scope.version },
     resource: draft.resource.packed,
   };
 }

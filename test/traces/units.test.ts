@@ -1,15 +1,18 @@
 // The pure pieces of the trace module, and the span store's own bookkeeping.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { rmSync } from 'node:fs';
+import { LmdbKv } from '../../src/store/lmdb-kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { jsonText } from '../../src/traces/json-text.ts';
 import { hexToNanos, int64ToExact, nanosToHex, uint64Difference, uint64ToHex } from '../../src/traces/nanos.ts';
 import { decodeExportRequest, OtlpDecodeError } from '../../src/traces/otlp.ts';
 import { slugify } from '../../src/traces/slug.ts';
-import { pack, type SpanRecord } from '../../src/traces/span-record.ts';
+import { pack, shownDetail, spanJson, type SpanRecord } from '../../src/traces/span-record.ts';
 import { SpanStore } from '../../src/traces/span-store.ts';
 import { draftSpans } from '../../src/traces/spans.ts';
 import { fullBounds } from '../../src/traces/span-query.ts';
+import { tempDataDir } from '../helpers/service.ts';
 
 test('slugify folds accents, drops punctuation and joins words with hyphens, as Django does', () => {
   assert.is(slugify('  Support Bot — Ünïcode! '), 'support-bot-unicode');
@@ -57,7 +60,7 @@ test('OTLP/JSON accepts snake_case field names, enum names and 64-bit integers a
   assert.is(span!.status_code, 2);
   assert.is(span!.start_time_ns, nanosToHex(1767225600123456789n));
   assert.is(span!.duration_ns, 100_000_000);
-  assert.equal(span!.detail.attributes, { big: 9007199254740993n, list: [true] });
+  assert.equal(shownDetail({ otlp: span!.otlp, scope_name: '', scope_version: '' }).attributes, { big: 9007199254740993n, list: [true] });
   assert.is(span!.resource.serviceName, 'svc');
 });
 
@@ -116,5 +119,49 @@ test('an ingest stores each span once: repeats within and across batches and dec
   const elsewhere = store.ingestOps([[span(4, { project: 'project-b' })]]);
   assert.equal(elsewhere.stored, [0]);
 });
+
+test('a span reads the same from an LMDB store whichever way its detail was kept', async () => {
+  const dir = tempDataDir();
+  const kv = new LmdbKv(dir);
+  try {
+    const store = new SpanStore(kv);
+    const sent = { status_message: 'slow', attributes: { k: 'v', n: 2 }, events: [], links: [], scope_name: 'scope', scope_version: '1' };
+    const otlp = Buffer.from(draftedSpan().otlp);
+    const kept = [
+      { otlp, scope_name: 'scope', scope_version: '1' },
+      pack({ otlp, scope_name: 'scope', scope_version: '1' }),
+      pack(sent),
+    ];
+    await apply(store, store.ingestOps([kept.map((detail, n) => span(n + 1, { trace_id: `trace-${n}`, detail }))]));
+    // Every span read before any is shown: a value must not share a buffer the next read reuses.
+    const stored = [...store.spansOf(project, fullBounds, false)];
+    const shown = stored.map((stored) => {
+      const { attributes, status_message, scope_name, scope_version } = spanJson(stored);
+      return { attributes, status_message, scope_name, scope_version };
+    });
+    assert.is(shown.length, 3);
+    for (const one of shown) assert.equal(one, { attributes: { k: 'v', n: 2 }, status_message: 'slow', scope_name: 'scope', scope_version: '1' });
+  } finally {
+    await kv.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A span drafted from OTLP/JSON with attributes k and n and status message "slow". */
+function draftedSpan() {
+  const body = JSON.stringify({
+    resourceSpans: [{
+      scopeSpans: [{
+        scope: { name: 'scope', version: '1' },
+        spans: [{
+          traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', name: 'kept',
+          attributes: [{ key: 'k', value: { stringValue: 'v' } }, { key: 'n', value: { intValue: 2 } }],
+          status: { message: 'slow' },
+        }],
+      }],
+    }],
+  });
+  return draftSpans(decodeExportRequest(Buffer.from(body), 'json'), 8).spans[0]!;
+}
 
 test.run();
