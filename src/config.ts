@@ -47,6 +47,11 @@ export interface Limits {
   commitsInFlightMax: number;
   /** Journal entries of one actor between two snapshots of it. */
   snapshotEvery: number;
+  /**
+   * Journal entries a snapshot covers removed in one commit; the rest go in the actor's next
+   * commits (removing thousands at once held every write to the record behind one long commit).
+   */
+  journalRemovalsPerCommitMax: number;
   /** API keys one user may hold (active or not). */
   apiKeysPerUserMax: number;
   /** Members of one project. */
@@ -134,6 +139,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   commitBatchMax: 256,
   commitsInFlightMax: 4,
   snapshotEvery: 256,
+  journalRemovalsPerCommitMax: 256,
   apiKeysPerUserMax: 100,
   membershipsPerProjectMax: 1000,
   iterationsPerJobMax: 10_000,

@@ -98,6 +98,9 @@ export class Actor<State, Command, Event> implements StreamActor {
   /** The seq, snapshot and stored parts of the working state, as the commits started make them. */
   private seq: number;
   private snapshotSeq: number;
+  /** Entries the snapshot covers that are still stored: after `removedThrough`, through `coveredThrough`. */
+  private removedThrough: number;
+  private coveredThrough: number;
   private storedParts: Set<string>;
   /** The seq the store holds: that of the last commit that was durable. */
   private durableSeq: number;
@@ -127,6 +130,8 @@ export class Actor<State, Command, Event> implements StreamActor {
     this.seq = loaded.seq;
     this.durableSeq = loaded.seq;
     this.snapshotSeq = loaded.snapshotSeq;
+    this.removedThrough = loaded.removedThrough;
+    this.coveredThrough = loaded.coveredThrough;
     this.storedParts = loaded.storedParts;
   }
 
@@ -184,10 +189,13 @@ export class Actor<State, Command, Event> implements StreamActor {
     };
   }
 
-  /** Snapshot ops for this actor if anything was journaled since its last snapshot (once stopped). */
+  /**
+   * Snapshot ops for this actor if anything was journaled since its last snapshot (once stopped),
+   * removing every entry it covers: a stopped store is left as compact as it can be.
+   */
   snapshotNow(): StagedWrite | undefined {
     if (this.seq === this.snapshotSeq || this.kind.decider.isGone(this.state)) return undefined;
-    const snapshot = this.snapshotOps(this.seq);
+    const snapshot = this.snapshotOps(this.seq, this.seq, Infinity);
     return { ops: snapshot.ops, finish: snapshot.done, abandon: () => {} };
   }
 
@@ -196,7 +204,7 @@ export class Actor<State, Command, Event> implements StreamActor {
    * in the project in the same commit as the project's own.
    */
   end(): StagedWrite {
-    const ops = this.env.journal.dropOps(this.stream, this.snapshotSeq, this.seq, this.storedParts);
+    const ops = this.env.journal.dropOps(this.stream, this.removedThrough, this.seq, this.storedParts);
     return {
       ops,
       finish: () => {
@@ -426,7 +434,8 @@ export class Actor<State, Command, Event> implements StreamActor {
    * The ops that make a batch durable (its seq and whether the stream ends with it are set), and
    * the working seq, snapshot and parts they lead to: journal entries, or a snapshot (after
    * `snapshotEvery` entries, or half as many as the state holds items when that is more), or the
-   * stream's removal. `appended` is the last entry written, if the ops append.
+   * stream's removal. `appended` is the last entry written, if the ops append. Entries a snapshot
+   * covers go at most `journalRemovalsPerCommitMax` per commit, from the snapshot's own on.
    */
   private commitOf(batch: Batch<Command, Event>): { ops: KvOp[]; appended?: KvRef } {
     const eventful = batch.messages.flatMap((message) => ('events' in message && message.events.length > 0 ? [message.events] : []));
@@ -435,9 +444,10 @@ export class Actor<State, Command, Event> implements StreamActor {
     batch.gone = eventful.length > 0 && this.kind.decider.isGone(this.state);
     assert.ok(this.snapshotSeq <= previousSeq, 'a snapshot never runs ahead of the journal');
     if (eventful.length === 0) return { ops: [] };
-    if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, this.snapshotSeq, previousSeq, this.storedParts) };
+    if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, this.removedThrough, previousSeq, this.storedParts) };
+    const removalsMax = this.env.limits.journalRemovalsPerCommitMax;
     if (this.seq - this.snapshotSeq >= Math.max(this.env.limits.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
-      const snapshot = this.snapshotOps(this.seq, previousSeq);
+      const snapshot = this.snapshotOps(this.seq, previousSeq, removalsMax);
       snapshot.done();
       return { ops: snapshot.ops };
     }
@@ -449,22 +459,39 @@ export class Actor<State, Command, Event> implements StreamActor {
         eventCodec ? events.map((event) => eventCodec.encode(event, this.env.jsonText)) : events,
       ),
     );
-    return { ops, appended: ops.at(-1) };
+    const appended = ops.at(-1);
+    ops.push(...this.coveredRemovalOps(removalsMax));
+    return { ops, appended };
+  }
+
+  /** Ops removing up to `removalsMax` of the covered entries still stored, oldest first. */
+  private coveredRemovalOps(removalsMax: number): KvOp[] {
+    if (this.removedThrough >= this.coveredThrough) return [];
+    const through = Math.min(this.coveredThrough, this.removedThrough + removalsMax);
+    const ops = this.env.journal.removalOps(this.stream, this.removedThrough, through);
+    this.removedThrough = through;
+    return ops;
   }
 
   /**
-   * Ops writing a snapshot at `seq` of the working state, replacing the entries journaled since the
-   * last snapshot (through `journaledSeq`), and its parts; `done` records them as written.
+   * Ops writing a snapshot at `seq` of the working state, which covers the entries journaled
+   * through `journaledSeq`, with its parts and the removal of up to `removalsMax` covered entries;
+   * `done` records them as written.
    */
-  private snapshotOps(seq: number, journaledSeq = seq): { ops: KvOp[]; done: () => void } {
+  private snapshotOps(seq: number, journaledSeq: number, removalsMax: number): { ops: KvOp[]; done: () => void } {
+    assert.ok(this.snapshotSeq <= journaledSeq && journaledSeq <= seq, 'a snapshot covers what was written, and no earlier snapshot is ahead of it');
     const encoded = this.kind.codec.encode(this.state, this.storedParts, this.env.jsonText);
-    const ops = this.env.journal.snapshotOps(this.stream, seq, encoded.value, this.snapshotSeq, journaledSeq);
+    const ops = [this.env.journal.snapshotOp(this.stream, seq, encoded.value)];
     for (const [part, value] of encoded.newParts) ops.push(this.env.journal.partOp(this.stream, part, value));
     for (const part of encoded.staleParts) ops.push(this.env.journal.partOp(this.stream, part, undefined));
+    const through = Math.min(journaledSeq, this.removedThrough + removalsMax);
+    ops.push(...this.env.journal.removalOps(this.stream, this.removedThrough, through));
     return {
       ops,
       done: () => {
         this.snapshotSeq = seq;
+        this.removedThrough = through;
+        this.coveredThrough = journaledSeq;
         for (const [part] of encoded.newParts) this.storedParts.add(part);
         for (const part of encoded.staleParts) this.storedParts.delete(part);
       },
@@ -494,6 +521,8 @@ export class Actor<State, Command, Event> implements StreamActor {
     this.state = loaded.state;
     this.seq = loaded.seq;
     this.snapshotSeq = loaded.snapshotSeq;
+    this.removedThrough = loaded.removedThrough;
+    this.coveredThrough = loaded.coveredThrough;
     this.storedParts = loaded.storedParts;
     assert.deepEqual(this.kind.claimsOf(this.state).map((claim) => claim.key), this.durableClaims, 'the durable state holds its claims');
   }
@@ -517,6 +546,10 @@ export class Actor<State, Command, Event> implements StreamActor {
     const snapshotSeq = stream?.snapshot?.seq ?? 0;
     const seq = stream?.entries.at(-1)?.seq ?? snapshotSeq;
     assert.ok(snapshotSeq <= seq, 'a stream ends at or after its snapshot');
-    return { state, seq, snapshotSeq, storedParts };
+    // Covered entries still stored are removed from the first on, however many commits that takes.
+    const covered = stream?.covered;
+    const removedThrough = covered ? covered.from - 1 : snapshotSeq;
+    const coveredThrough = covered ? covered.through : snapshotSeq;
+    return { state, seq, snapshotSeq, removedThrough, coveredThrough, storedParts };
   }
 }

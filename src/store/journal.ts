@@ -1,8 +1,10 @@
 // Streams of events on a Kv. Each actor owns one stream: journal entries [kind, id, seq] hold the
 // events of one accepted message; a snapshot [kind, id] holds the state as of a seq; parts
 // [kind, id, part] hold large immutable pieces of a snapshot (a dataset's datapoints) written
-// once. A snapshot and the removal of the entries it covers happen in one transaction, so the
-// journal never grows without bound and recovery is always snapshot + contiguous suffix.
+// once. Recovery is always snapshot + contiguous suffix. The entries a snapshot covers are
+// removed by its owner in ascending slices, beginning in the snapshot's own commit: removing
+// thousands of them at once held every writer behind one long commit. Until they are gone,
+// covered entries are skipped by recovery, which reports where they begin (`coveredFrom`).
 import assert from 'node:assert/strict';
 import { prefixEnd, type Kv, type KvDb, type KvOp } from './kv.ts';
 
@@ -22,6 +24,8 @@ export interface RecoveredStream extends StreamRef {
   snapshot: StoredSnapshot | undefined;
   /** Entries after the snapshot, contiguous from snapshot.seq + 1 (or 1). */
   entries: { seq: number; events: unknown[] }[];
+  /** The first and last entries the snapshot covers that are still stored, if any. */
+  covered: { from: number; through: number } | undefined;
 }
 
 export class StoreCorruptError extends Error {
@@ -63,23 +67,23 @@ export class Journal {
     return { db: this.entries, key: [stream.kind, stream.id, seq], value: events };
   }
 
-  /** Writes a snapshot at `seq` and drops the entries it covers (after the previous snapshot). */
-  snapshotOps(stream: StreamRef, seq: number, state: unknown, previousSnapshotSeq: number, lastWrittenSeq: number): KvOp[] {
-    assert.ok(previousSnapshotSeq <= lastWrittenSeq && lastWrittenSeq <= seq, 'a snapshot covers what was written, and no earlier snapshot is ahead of it');
-    const ops: KvOp[] = [{ db: this.snapshots, key: [stream.kind, stream.id], value: { seq, state } }];
-    for (let covered = previousSnapshotSeq + 1; covered <= lastWrittenSeq; covered++) {
-      ops.push({ db: this.entries, key: [stream.kind, stream.id, covered] });
-    }
+  /** Writes a snapshot at `seq` (covering every entry through it, written or not). */
+  snapshotOp(stream: StreamRef, seq: number, state: unknown): KvOp {
+    assert.ok(Number.isSafeInteger(seq) && seq > 0, 'a snapshot has a positive sequence number');
+    return { db: this.snapshots, key: [stream.kind, stream.id], value: { seq, state } };
+  }
+
+  /** Removes the entries after `removedThrough` through `through` (covered ones, or a whole stream's). */
+  removalOps(stream: StreamRef, removedThrough: number, through: number): KvOp[] {
+    const ops: KvOp[] = [];
+    for (let seq = removedThrough + 1; seq <= through; seq++) ops.push({ db: this.entries, key: [stream.kind, stream.id, seq] });
     return ops;
   }
 
-  /** Removes a whole stream: its entries, snapshot and parts. */
-  dropOps(stream: StreamRef, previousSnapshotSeq: number, lastWrittenSeq: number, partIds: Iterable<string>): KvOp[] {
-    assert.ok(previousSnapshotSeq <= lastWrittenSeq, 'a stream ends at or after its snapshot');
-    const ops: KvOp[] = [{ db: this.snapshots, key: [stream.kind, stream.id] }];
-    for (let seq = previousSnapshotSeq + 1; seq <= lastWrittenSeq; seq++) {
-      ops.push({ db: this.entries, key: [stream.kind, stream.id, seq] });
-    }
+  /** Removes a whole stream: its entries after `removedThrough` (none before it is stored), snapshot and parts. */
+  dropOps(stream: StreamRef, removedThrough: number, lastWrittenSeq: number, partIds: Iterable<string>): KvOp[] {
+    assert.ok(removedThrough <= lastWrittenSeq, 'a stream ends at or after its snapshot');
+    const ops: KvOp[] = [{ db: this.snapshots, key: [stream.kind, stream.id] }, ...this.removalOps(stream, removedThrough, lastWrittenSeq)];
     for (const part of partIds) ops.push({ db: this.parts, key: [stream.kind, stream.id, part] });
     return ops;
   }
@@ -106,7 +110,7 @@ export class Journal {
       const fromSnapshot = !snapshot.done &&
         (entry.done || compareStream(snapshot.value.key, entry.value.key) <= 0);
       const key = fromSnapshot ? snapshot.value!.key : entry.value!.key;
-      const stream: RecoveredStream = { kind: String(key[0]), id: String(key[1]), snapshot: undefined, entries: [] };
+      const stream: RecoveredStream = { kind: String(key[0]), id: String(key[1]), snapshot: undefined, entries: [], covered: undefined };
       if (fromSnapshot) {
         stream.snapshot = snapshot.value!.value;
         snapshot = snapshots.next();
@@ -121,7 +125,7 @@ export class Journal {
 
   /** One stream as the store holds it now (an actor reloads after a failed commit). */
   loadStream(ref: StreamRef): RecoveredStream {
-    const stream: RecoveredStream = { ...ref, snapshot: this.snapshots.get<StoredSnapshot>([ref.kind, ref.id]), entries: [] };
+    const stream: RecoveredStream = { ...ref, snapshot: this.snapshots.get<StoredSnapshot>([ref.kind, ref.id]), entries: [], covered: undefined };
     const range = this.entries.range<unknown[]>({ start: [ref.kind, ref.id], end: prefixEnd([ref.kind, ref.id]) });
     for (const entry of this.decoding('journal entry', range)) {
       this.appendRecovered(stream, Number(entry.key[2]), entry.value);
@@ -131,7 +135,11 @@ export class Journal {
 
   private appendRecovered(stream: RecoveredStream, seq: number, events: unknown): void {
     const snapshotSeq = stream.snapshot?.seq ?? 0;
-    if (seq <= snapshotSeq) return; // covered by the snapshot
+    if (seq <= snapshotSeq) {
+      // Covered by the snapshot, not removed yet: skipped, and where the covered entries lie noted.
+      stream.covered = { from: stream.covered?.from ?? seq, through: seq };
+      return;
+    }
     const expected = (stream.entries.at(-1)?.seq ?? snapshotSeq) + 1;
     if (seq !== expected) {
       throw new StoreCorruptError(`Journal gap in ${stream.kind} ${stream.id}: expected entry ${expected}, found ${seq}`);

@@ -119,6 +119,51 @@ test('a growing state is snapshotted once the journal holds half as many entries
   assert.is([...env.journal.entries.keys({})].length, 8);
 });
 
+test('the entries a snapshot covers are removed journalRemovalsPerCommitMax per commit, and a restart carries on', async () => {
+  const { env, kv } = environment(undefined, { snapshotEvery: 10, journalRemovalsPerCommitMax: 3 });
+  const actor = new Actor(listKind, 'a', env);
+  const entrySeqs = (journal: Journal) => [...journal.entries.keys({})].map((key) => key[2]);
+  for (let value = 1; value <= 10; value++) await actor.ask({ type: 'Append', value });
+  // The tenth message is the snapshot (seq 10); it covers entries 1-9 and removes the first three.
+  assert.is(env.journal.snapshots.get<{ seq: number }>(['list', 'a'])?.seq, 10);
+  assert.equal(entrySeqs(env.journal), [4, 5, 6, 7, 8, 9]);
+  await actor.ask({ type: 'Append', value: 11 });
+  assert.equal(entrySeqs(env.journal), [7, 8, 9, 11]);
+  // Recovery skips the covered entries still stored and says where they lie.
+  const journal = new Journal(kv);
+  const [stream] = [...journal.streams()];
+  assert.equal(stream!.covered, { from: 7, through: 9 });
+  assert.equal(stream!.entries.map((entry) => entry.seq), [11]);
+  const recovered = new Actor(listKind, 'a', { ...env, journal }, stream);
+  assert.equal(recovered.current.values, actor.current.values);
+  await recovered.ask({ type: 'Append', value: 12 });
+  assert.equal(entrySeqs(journal), [11, 12]);
+  await recovered.ask({ type: 'Append', value: 13 });
+  assert.equal(entrySeqs(journal), [11, 12, 13], 'nothing covered is left to remove');
+  assert.equal([...journal.streams()][0]!.covered, undefined);
+});
+
+test('a stopping actor\'s snapshot, and the end of a stream, remove every covered entry still stored', async () => {
+  const { env } = environment(undefined, { snapshotEvery: 10, journalRemovalsPerCommitMax: 2 });
+  const actor = new Actor(listKind, 'a', env);
+  for (let value = 1; value <= 12; value++) await actor.ask({ type: 'Append', value });
+  assert.equal([...env.journal.entries.keys({})].map((key) => key[2]), [7, 8, 9, 11, 12]);
+  const stopping = actor.snapshotNow()!;
+  await env.journal.kv.write(stopping.ops);
+  stopping.finish();
+  assert.equal([...env.journal.entries.keys({})], []);
+  assert.is(env.journal.snapshots.get<{ seq: number }>(['list', 'a'])?.seq, 12);
+
+  const other = new Actor(listKind, 'b', env);
+  for (let value = 1; value <= 11; value++) await other.ask({ type: 'Append', value });
+  assert.equal([...env.journal.entries.keys({})].map((key) => key[2]), [5, 6, 7, 8, 9, 11]);
+  const ending = await other.exclusive(async () => other.end());
+  await env.journal.kv.write(ending.ops);
+  ending.finish();
+  assert.equal([...env.journal.entries.keys({})], []);
+  assert.equal([...env.journal.snapshots.keys({})], [['list', 'a']]);
+});
+
 test('exclusive work runs after earlier messages and before later ones', async () => {
   const { env } = environment();
   const actor = new Actor(listKind, 'a', env);

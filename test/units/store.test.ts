@@ -102,7 +102,7 @@ test('streams come back grouped, each with its snapshot and the entries after it
     const a = { kind: 'job', id: 'a' };
     const b = { kind: 'job', id: 'b' };
     await kv.write([
-      ...journal.snapshotOps(a, 2, { at: 2 }, 0, 0),
+      journal.snapshotOp(a, 2, { at: 2 }),
       journal.appendOp(a, 3, ['a3']),
       journal.appendOp(b, 1, ['b1']),
       journal.appendOp(b, 2, ['b2']),
