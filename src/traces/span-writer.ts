@@ -1,9 +1,15 @@
-// The one path that changes spans. Changes are decided one at a time against committed state (an
-// ingest's duplicates, counters and trace heads depend on what is already stored), and ingests
-// waiting together share one commit, so durable throughput comes from batching, not from deciding
-// in parallel. The queue is bounded: past it an export gets 503 with Retry-After.
+// The one path that changes spans. Changes are decided one commit at a time against the store
+// (an ingest's duplicates, counters and trace heads depend on what is already stored), and
+// exports waiting together share one commit, so durable throughput comes from batching, not from
+// deciding in parallel.
+//
+// The writer is pipelined: a commit's changes are decided when the store begins its transaction,
+// where reads see every earlier commit, so the next commit can be requested while the one before
+// is still being made durable. One request waits behind the commit in flight and takes everything
+// that arrived meanwhile; the main thread never idles through a sync. Each export is answered
+// once its own commit is durable. The queue is bounded: past it an export gets 503 with
+// Retry-After.
 import { ActorUnavailable } from '../actors/actor-unavailable.ts';
-import { SerialQueue } from '../actors/serial-queue.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { SpanRecord } from './span-record.ts';
 import type { Ingested, SpanStore } from './span-store.ts';
@@ -17,19 +23,33 @@ export interface SpanWriterOptions {
   outcome(ok: boolean, error?: unknown): void;
 }
 
-type Task =
-  | { kind: 'ingest'; spans: readonly SpanRecord[]; resolve(ingested: Ingested): void; reject(error: unknown): void }
-  | { kind: 'remove'; project: string; before: string | null; limit: number; resolve(removed: number): void; reject(error: unknown): void };
+type Ingest = { kind: 'ingest'; spans: readonly SpanRecord[]; resolve(ingested: Ingested): void; reject(error: unknown): void };
+type Removal = { kind: 'remove'; project: string; before: string | null; limit: number; resolve(removed: number): void; reject(error: unknown): void };
+type Task = Ingest | Removal;
+
+/** What one commit decided: its ops, and how to answer its tasks once it is durable. */
+interface Decision {
+  ops: KvOp[];
+  answer(): void;
+}
 
 export class SpanWriter {
-  private readonly queue = new SerialQueue<Task>((waiting) => this.handleNext(waiting));
-  private queuedSpans = 0;
+  /** Tasks no commit has taken yet, oldest first. */
+  private readonly waiting: Task[] = [];
+  private waitingSpans = 0;
+  /** A write is requested whose transaction has not begun: it takes what is waiting then. */
+  private requested = false;
+  /** Writes requested and not settled yet. */
+  private unsettled = 0;
+  private stopped = false;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly store: SpanStore, private readonly options: SpanWriterOptions) {}
 
   /** Stores the spans not stored yet; resolves with how many were stored and refused, once durable. */
   ingest(spans: readonly SpanRecord[]): Promise<Ingested> {
-    if (this.queuedSpans > 0 && this.queuedSpans + spans.length > this.options.queueSpansMax) {
+    if (this.stopped) return Promise.reject(new ActorUnavailable('stopped', 5));
+    if (this.waitingSpans > 0 && this.waitingSpans + spans.length > this.options.queueSpansMax) {
       return Promise.reject(new ActorUnavailable('mailbox_full', 1));
     }
     return new Promise((resolve, reject) => this.enqueue({ kind: 'ingest', spans, resolve, reject }));
@@ -37,81 +57,87 @@ export class SpanWriter {
 
   /** Removes up to `limit` of a project's oldest spans starting before `before` (all when null). */
   remove(project: string, before: string | null, limit: number): Promise<number> {
+    if (this.stopped) return Promise.reject(new ActorUnavailable('stopped', 5));
     return new Promise((resolve, reject) => this.enqueue({ kind: 'remove', project, before, limit, resolve, reject }));
   }
 
   /** Refuses new work and resolves once the queued work is written. */
   stop(): Promise<void> {
-    return this.queue.stop();
+    this.stopped = true;
+    if (this.unsettled === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private enqueue(task: Task): void {
-    this.queue.push(task);
-    if (task.kind === 'ingest') this.queuedSpans += task.spans.length;
+    this.waiting.push(task);
+    if (task.kind === 'ingest') this.waitingSpans += task.spans.length;
+    this.request();
   }
 
-  /** A removal commits alone; ingests waiting together share a commit. */
-  private async handleNext(waiting: Task[]): Promise<void> {
-    const head = waiting[0]!;
-    if (head.kind === 'remove') {
-      waiting.shift();
-      await this.commitRemoval(head);
-    } else {
-      await this.commitIngests(this.takeIngests());
-    }
+  /** Requests a write unless one is waiting to begin already; it decides when it begins. */
+  private request(): void {
+    if (this.requested || this.waiting.length === 0) return;
+    this.requested = true;
+    this.unsettled++;
+    let decision: Decision | undefined;
+    let taken: Task[] = [];
+    const written = this.store.kv.write(() => {
+      this.requested = false;
+      taken = this.take();
+      // More waits than one commit takes: the next write begins as soon as this one commits. It is
+      // requested once this transaction's callbacks are done, or it would join this transaction.
+      if (this.waiting.length > 0) queueMicrotask(() => this.request());
+      decision = this.decide(taken);
+      return { ops: decision.ops };
+    });
+    written.then(
+      () => {
+        if (decision!.ops.length > 0) this.options.outcome(true);
+        decision!.answer();
+      },
+      (error: unknown) => {
+        // A decision that threw wrote nothing and answers with its own error; a failed commit
+        // wrote nothing either, and its exports get 503.
+        if (decision) this.options.outcome(false, error);
+        const answer = decision ? new ActorUnavailable('store_failed', 1) : error;
+        for (const task of taken) task.reject(answer);
+      },
+    ).finally(() => this.settled());
   }
 
-  /** Waiting ingests in order, as many as fit one commit (always at least one). */
-  private takeIngests(): Extract<Task, { kind: 'ingest' }>[] {
-    const taken: Extract<Task, { kind: 'ingest' }>[] = [];
+  /** The oldest waiting tasks for one commit: a removal alone, or ingests up to commitSpansMax spans. */
+  private take(): Task[] {
+    const head = this.waiting[0]!;
+    if (head.kind === 'remove') return [this.waiting.shift()!];
+    const taken: Task[] = [];
     let spans = 0;
-    const waiting = this.queue.items;
-    while (waiting[0]?.kind === 'ingest') {
-      const next = waiting[0];
+    while (this.waiting[0]?.kind === 'ingest') {
+      const next = this.waiting[0];
       if (taken.length > 0 && spans + next.spans.length > this.options.commitSpansMax) break;
-      waiting.shift();
+      this.waiting.shift();
       taken.push(next);
       spans += next.spans.length;
     }
-    this.queuedSpans -= spans;
+    this.waitingSpans -= spans;
     return taken;
   }
 
-  private async commitIngests(tasks: Extract<Task, { kind: 'ingest' }>[]): Promise<void> {
-    let decided: { ops: KvOp[]; stored: number[]; refused: number[] };
-    try {
-      decided = this.store.ingestOps(tasks.map((task) => task.spans));
-    } catch (error) {
-      for (const task of tasks) task.reject(error);
-      return;
+  private decide(tasks: Task[]): Decision {
+    const head = tasks[0]!;
+    if (head.kind === 'remove') {
+      const { ops, removed } = this.store.removalOps(head.project, head.before, head.limit);
+      return { ops, answer: () => head.resolve(removed) };
     }
-    if (await this.commit(decided.ops, tasks)) {
-      tasks.forEach((task, index) => task.resolve({ stored: decided.stored[index]!, refused: decided.refused[index]! }));
-    }
+    const ingests = tasks as Ingest[];
+    const { ops, stored, refused } = this.store.ingestOps(ingests.map((task) => task.spans));
+    return { ops, answer: () => ingests.forEach((task, i) => task.resolve({ stored: stored[i]!, refused: refused[i]! })) };
   }
 
-  private async commitRemoval(task: Extract<Task, { kind: 'remove' }>): Promise<void> {
-    let decided: { ops: KvOp[]; removed: number };
-    try {
-      decided = this.store.removalOps(task.project, task.before, task.limit);
-    } catch (error) {
-      task.reject(error);
-      return;
-    }
-    if (await this.commit(decided.ops, [task])) task.resolve(decided.removed);
-  }
-
-  /** Writes `ops` durably; on failure every task of the commit fails with 503 (nothing was written). */
-  private async commit(ops: KvOp[], tasks: readonly Task[]): Promise<boolean> {
-    if (ops.length === 0) return true;
-    try {
-      await this.store.kv.write(ops);
-      this.options.outcome(true);
-      return true;
-    } catch (error) {
-      this.options.outcome(false, error);
-      for (const task of tasks) task.reject(new ActorUnavailable('store_failed', 1));
-      return false;
-    }
+  private settled(): void {
+    this.unsettled--;
+    if (this.unsettled > 0 || this.waiting.length > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 }
