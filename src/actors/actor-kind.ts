@@ -52,10 +52,11 @@ export interface ActorKind<State, Command, Event> {
   /** The unique keys the state would hold after `events`, computed without applying them. */
   claimsAfter(state: State, events: readonly Event[]): Claim[];
   /**
-   * How many items a snapshot of `state` encodes (a job's iterations). A snapshot is written only
-   * once the journal since the last one holds at least half as many entries, so that however large
-   * a state grows (a job's size doubles between two snapshots at most), writing its snapshots costs
-   * each write about two items' encoding.
+   * How many items a snapshot of `state` encodes (a project's memberships; a job's parts, each a
+   * reference to iterations stored once). A snapshot is written only once the journal since the
+   * last one holds at least half as many entries, so that however large a state grows (its size
+   * doubles between two snapshots at most), writing its snapshots costs each write about two
+   * items' encoding.
    */
   snapshotItems(state: State): number;
 }

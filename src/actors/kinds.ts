@@ -4,11 +4,12 @@ import { agentDecider, type AgentCommand, type AgentEvent, type AgentState } fro
 import { identityDecider, type IdentityCommand, type IdentityEvent, type IdentityState } from '../domain/identity.ts';
 import { jobDecider, type JobCommand, type JobEvent, type JobState } from '../domain/job.ts';
 import { projectDecider, type ProjectCommand, type ProjectEvent, type ProjectState } from '../domain/project.ts';
-import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
+import type { Agent, ApiKey, Datapoint, Dataset, Membership, Project, User } from '../domain/records.ts';
 import { invalid } from '../domain/rejection.ts';
 import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
 import { plainCodec, type ActorKind, type Claim, type SnapshotCodec } from './actor-kind.ts';
+import { iterationsPerPart, jobCodec } from './job-codec.ts';
 
 /** An actor kind as the registry holds it: the actor's needs plus how readers learn of its writes. */
 export interface RegisteredKind<State, Command, Event> extends ActorKind<State, Command, Event> {
@@ -175,37 +176,15 @@ export const agentKind: AgentKind = {
   projectOf: (state) => state.agent?.project,
 };
 
-/**
- * Job snapshots store each iteration without `job` and `project` (both are the job's own) and
- * restore them by reference: a million iterations then hold two strings fewer each.
- */
 export const jobKind: JobKind = {
   name: 'job',
   eventTypes: { JobCreated: true, JobUpdated: true, JobDeleted: true, IterationAdded: true, IterationUpdated: true, IterationRemoved: true },
   decider: jobDecider,
-  codec: plainCodec(
-    (state) => ({
-      job: state.job,
-      iterations: [...state.iterations.values()].map(({ job: _job, project: _project, ...stored }) => stored),
-    }),
-    (value) => {
-      const plain = value as { job: Job | null; iterations: Omit<JobIteration, 'job' | 'project'>[] };
-      const state = jobDecider.initialState();
-      const job = plain.job;
-      state.job = job;
-      if (!job) return state;
-      // Completed in place: these objects were just decoded and nothing else holds them yet.
-      for (const stored of plain.iterations as Record<string, unknown>[]) {
-        stored.job = job.id;
-        stored.project = job.project;
-        state.iterations.set(stored.id as string, stored as unknown as JobIteration);
-      }
-      return state;
-    },
-  ),
+  codec: jobCodec,
   claimsOf: () => [],
   claimsAfter: () => [],
-  snapshotItems: (state) => state.iterations.size,
+  // A snapshot references each full part of iterations (job-codec.ts) and encodes only the rest.
+  snapshotItems: (state) => Math.ceil(state.iterations.size / iterationsPerPart),
   apply: (readModel, events) => readModel.applyJob(events),
   load: (readModel, states) => readModel.loadJobs(states),
   changes: (_id, events) => jobChanges(events),

@@ -1,0 +1,120 @@
+// How a job's state is snapshotted. A job grows to many thousands of iterations, and encoding them
+// all in every snapshot made each snapshot of a large job stall its writes for tens of
+// milliseconds. Its iterations are stored instead in parts of `iterationsPerPart`, in insertion
+// order: a full part is written once and referenced by later snapshots for as long as it holds
+// the same records, so a snapshot encodes the job, a reference per part, the iterations of the
+// last, unfilled part and any part whose records changed (an update or removal), and checks the
+// other records by identity. Records are immutable, so an unchanged record is the same object.
+//
+// Iterations are stored without `job` and `project` (both are the job's own) and restored by
+// reference: a million iterations then hold two strings fewer each. A snapshot written before
+// parts holds every iteration inline and reads as it did.
+import { jobDecider, type JobState } from '../domain/job.ts';
+import type { Job, JobIteration } from '../domain/records.ts';
+import type { SnapshotCodec } from './actor-kind.ts';
+
+/**
+ * Iterations per part. A changed record costs its part's re-encoding at the next snapshot, and a
+ * snapshot lists one reference per part: 128 keeps both small (a part is about 40 KB).
+ */
+export const iterationsPerPart = 128;
+
+type StoredIteration = Omit<JobIteration, 'job' | 'project'>;
+
+interface PartedSnapshot {
+  job: Job | null;
+  /** Part ids, in order; each part holds `iterationsPerPart` iterations. */
+  parts: string[];
+  /** The iterations after the last full part. */
+  tail: StoredIteration[];
+}
+
+/** A snapshot written before parts. */
+interface WholeSnapshot {
+  job: Job | null;
+  iterations: StoredIteration[];
+}
+
+/** The records each stored part of a state holds, in order; a part is named by its first iteration's id. */
+type Layout = Map<string, readonly JobIteration[]>;
+
+/**
+ * What the last snapshot encoded or decoded of each live state's iterations. A state reloaded
+ * after a failed commit is a new Map, whose layout is unknown: its parts are all written again.
+ */
+const layouts = new WeakMap<Map<string, JobIteration>, Layout>();
+
+export const jobCodec: SnapshotCodec<JobState> = {
+  encode(state, storedParts) {
+    const previous = layouts.get(state.iterations);
+    const layout: Layout = new Map();
+    const newParts: [string, unknown][] = [];
+    const chunks = chunksOf(state.iterations.values(), iterationsPerPart);
+    const tail = chunks.length > 0 && chunks.at(-1)!.length < iterationsPerPart ? chunks.pop()! : [];
+    for (const chunk of chunks) {
+      const id = chunk[0]!.id;
+      const stored = storedParts.has(id) ? previous?.get(id) : undefined;
+      if (!stored || !sameRecords(stored, chunk)) newParts.push([id, chunk.map(storedIteration)]);
+      layout.set(id, chunk);
+    }
+    layouts.set(state.iterations, layout);
+    const staleParts = [...storedParts].filter((id) => !layout.has(id));
+    const value: PartedSnapshot = { job: state.job, parts: [...layout.keys()], tail: tail.map(storedIteration) };
+    return { value, newParts, staleParts };
+  },
+
+  decode(value, readPart) {
+    const state = jobDecider.initialState();
+    const snapshot = value as PartedSnapshot | WholeSnapshot;
+    state.job = snapshot.job;
+    const job = snapshot.job;
+    if (!job) return { state, storedParts: new Set() };
+    const restore = (stored: StoredIteration[]) => stored.map((iteration) => restoreIteration(iteration, job));
+    if ('iterations' in snapshot) {
+      for (const iteration of restore(snapshot.iterations)) state.iterations.set(iteration.id, iteration);
+      return { state, storedParts: new Set() };
+    }
+    const layout: Layout = new Map();
+    for (const id of snapshot.parts) {
+      const records = restore(readPart(id) as StoredIteration[]);
+      for (const iteration of records) state.iterations.set(iteration.id, iteration);
+      layout.set(id, records);
+    }
+    for (const iteration of restore(snapshot.tail)) state.iterations.set(iteration.id, iteration);
+    layouts.set(state.iterations, layout);
+    return { state, storedParts: new Set(snapshot.parts) };
+  },
+};
+
+/** The values in order, in arrays of `size` (the last may be shorter). */
+function chunksOf<T>(values: Iterable<T>, size: number): T[][] {
+  const chunks: T[][] = [];
+  let chunk: T[] = [];
+  for (const value of values) {
+    chunk.push(value);
+    if (chunk.length === size) {
+      chunks.push(chunk);
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+function sameRecords(a: readonly JobIteration[], b: readonly JobIteration[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function storedIteration({ job: _job, project: _project, ...stored }: JobIteration): StoredIteration {
+  return stored;
+}
+
+/** Completed in place: the stored object was just decoded (or copied) and nothing else holds it. */
+function restoreIteration(stored: StoredIteration, job: Job): JobIteration {
+  const iteration = stored as { -readonly [K in keyof JobIteration]: JobIteration[K] };
+  iteration.job = job.id;
+  iteration.project = job.project;
+  return iteration;
+}
