@@ -8,5 +8,10 @@ export interface Clock {
 
 /** The service's timestamp for "now": ISO 8601 in UTC with milliseconds. */
 export function timestamp(clock: Clock): string {
-  return new Date(clock.nowMs()).toISOString();
+  const ms = clock.nowMs();
+  // Writes arrive thousands a second: requests of the same millisecond share its formatting.
+  if (ms !== lastFormatted.ms) lastFormatted = { ms, text: new Date(ms).toISOString() };
+  return lastFormatted.text;
 }
+
+let lastFormatted = { ms: Number.NaN, text: '' };
