@@ -49,17 +49,17 @@ export const jobCodec: SnapshotCodec<JobState> = {
     const previous = layouts.get(state.iterations);
     const layout: Layout = new Map();
     const newParts: [string, unknown][] = [];
-    const chunks = chunksOf(state.iterations.values(), iterationsPerPart);
-    const tail = chunks.length > 0 && chunks.at(-1)!.length < iterationsPerPart ? chunks.pop()! : [];
-    for (const chunk of chunks) {
-      const id = chunk[0]!.id;
-      const stored = storedParts.has(id) ? previous?.get(id) : undefined;
-      if (!stored || !sameRecords(stored, chunk)) newParts.push([id, chunk.map(storedIteration)]);
-      layout.set(id, chunk);
+    const records = state.iterations.values();
+    for (let full = Math.floor(state.iterations.size / iterationsPerPart); full > 0; full--) {
+      const first = records.next().value!;
+      const stored = storedParts.has(first.id) ? previous?.get(first.id) : undefined;
+      const part = stored ? sameOrChanged(stored, first, records) : [first, ...take(records, iterationsPerPart - 1)];
+      if (part !== stored) newParts.push([first.id, part.map(storedIteration)]);
+      layout.set(first.id, part);
     }
     layouts.set(state.iterations, layout);
     const staleParts = [...storedParts].filter((id) => !layout.has(id));
-    const value: PartedSnapshot = { job: state.job, parts: [...layout.keys()], tail: tail.map(storedIteration) };
+    const value: PartedSnapshot = { job: state.job, parts: [...layout.keys()], tail: [...records].map(storedIteration) };
     return { value, newParts, staleParts };
   },
 
@@ -86,25 +86,24 @@ export const jobCodec: SnapshotCodec<JobState> = {
   },
 };
 
-/** The values in order, in arrays of `size` (the last may be shorter). */
-function chunksOf<T>(values: Iterable<T>, size: number): T[][] {
-  const chunks: T[][] = [];
-  let chunk: T[] = [];
-  for (const value of values) {
-    chunk.push(value);
-    if (chunk.length === size) {
-      chunks.push(chunk);
-      chunk = [];
-    }
+/**
+ * The stored part itself when the next records (after `first`) are the same objects, else the
+ * part's current records; either way the iterator ends past the part.
+ */
+function sameOrChanged(stored: readonly JobIteration[], first: JobIteration, records: Iterator<JobIteration>): readonly JobIteration[] {
+  if (stored[0] !== first) return [first, ...take(records, iterationsPerPart - 1)];
+  for (let i = 1; i < iterationsPerPart; i++) {
+    const record = records.next().value!;
+    if (record !== stored[i]) return [...stored.slice(0, i), record, ...take(records, iterationsPerPart - i - 1)];
   }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
+  return stored;
 }
 
-function sameRecords(a: readonly JobIteration[], b: readonly JobIteration[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** The next `count` values of an iterator. */
+function take<T>(values: Iterator<T>, count: number): T[] {
+  const taken: T[] = [];
+  for (let i = 0; i < count; i++) taken.push(values.next().value!);
+  return taken;
 }
 
 function storedIteration({ job: _job, project: _project, ...stored }: JobIteration): StoredIteration {

@@ -18,15 +18,25 @@ export class ProjectGates {
     return this.closed.has(project);
   }
 
-  /** Runs `write` inside the gates of `projects`; refuses at once if any of them is closed. */
-  async pass<T>(projects: readonly string[], write: () => Promise<T>): Promise<T> {
-    for (const project of projects) if (this.closed.has(project)) throw new ProjectClosed(project);
+  /**
+   * Runs `write` inside the gates of `projects`; refuses at once if any of them is closed. Every
+   * write passes here, so it hands back the write's own promise rather than wrapping it in another.
+   */
+  pass<T>(projects: readonly string[], write: () => Promise<T>): Promise<T> {
+    for (const project of projects) if (this.closed.has(project)) return Promise.reject(new ProjectClosed(project));
     for (const project of projects) this.inside.set(project, (this.inside.get(project) ?? 0) + 1);
-    try {
-      return await write();
-    } finally {
+    const leave = () => {
       for (const project of projects) this.leave(project);
+    };
+    let written: Promise<T>;
+    try {
+      written = write();
+    } catch (error) {
+      leave();
+      return Promise.reject(error);
     }
+    written.then(leave, leave);
+    return written;
   }
 
   /** Closes the gate and resolves once no write is inside it. */

@@ -26,10 +26,12 @@ export function credentialFrom(headers: { authorization?: string; 'x-api-key'?: 
   if (direct) return direct.trim();
   const authorization = headers.authorization?.trim();
   if (!authorization) return null;
-  const [scheme, value, ...rest] = authorization.split(/\s+/);
-  const known = scheme!.toLowerCase() === 'bearer' || scheme!.toLowerCase() === 'api-key';
-  if (!known) return null;
-  if (!value || rest.length > 0) {
+  // "<scheme> <value>": read on every request, so found by position rather than by a split.
+  const gap = /\s+/.exec(authorization);
+  const scheme = (gap ? authorization.slice(0, gap.index) : authorization).toLowerCase();
+  if (scheme !== 'bearer' && scheme !== 'api-key') return null;
+  const value = gap ? authorization.slice(gap.index + gap[0].length) : '';
+  if (!value || /\s/.test(value)) {
     throw invalidCredentials('Authorization header must contain two space-delimited values', 'bad_authorization_header');
   }
   return value;
