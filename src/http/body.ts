@@ -1,6 +1,15 @@
 // Reading a JSON request body: a media-type check (415), a byte limit (413), a nesting limit,
 // and JSON parse errors in DRF's words. An absent or empty body reads as {} (as DRF's
 // request.data does).
+//
+// Bodies sent as they are (no Content-Encoding: every client measured) are read straight from the
+// request, as koa-body's engine reads them (UTF-8, a leading byte-order mark dropped, @hapi/bourne
+// refusing prototype keys); encoded bodies (gzip, deflate, br) go through koa-body, which inflates
+// them under the same byte limit. Measured on the iteration post, koa-body's layers (its type
+// checks, co-body, raw-body and their listeners) were ~6% of the main thread and 2.4 KB of the
+// ~36 KB allocated per request; the direct read costs a fraction of that.
+import bourne from '@hapi/bourne';
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { fail } from './errors.ts';
@@ -20,26 +29,76 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
     jsonTypes,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
-  return async (ctx) => {
-    if (!hasBody(ctx)) return {};
-    if (!isJsonType(ctx.request.type.toLowerCase())) throw fail.unsupportedMediaType(ctx.get('Content-Type'));
-    const declared = ctx.request.length;
-    if (declared !== undefined && declared > bytesMax) throw fail.payloadTooLarge(bytesMax);
+  const inflated = async (ctx: Context): Promise<unknown> => {
     try {
       await parse(ctx, async () => {});
     } catch (error) {
       const status = (error as { status?: number }).status;
       if (status === 413) throw fail.payloadTooLarge(bytesMax);
       // Decompression (gzip, deflate, br) fails with zlib's own errors, which carry no status.
-      if (status === undefined && isEncoded(ctx)) throw fail.parse(`the body is not valid ${ctx.get('Content-Encoding')} (${(error as Error).message})`);
+      if (status === undefined) throw fail.parse(`the body is not valid ${ctx.get('Content-Encoding')} (${(error as Error).message})`);
       throw error;
     }
-    const body: unknown = (ctx.request as { body?: unknown }).body;
+    return (ctx.request as { body?: unknown }).body;
+  };
+  return async (ctx) => {
+    if (!hasBody(ctx)) return {};
+    if (!isJsonType(ctx.request.type.toLowerCase())) throw fail.unsupportedMediaType(ctx.get('Content-Type'));
+    const declared = ctx.request.length;
+    if (declared !== undefined && declared > bytesMax) throw fail.payloadTooLarge(bytesMax);
+    const body = isEncoded(ctx) ? await inflated(ctx) : parseJson(await readUtf8(ctx.req, bytesMax));
     if (body === undefined || body === '') return {};
     const problem = jsonProblem(body, depthMax);
     if (problem) throw fail.parse(problem);
     return body;
   };
+}
+
+/** The body as text, refused past `bytesMax` bytes (413) or when the client stops sending (400). */
+function readUtf8(req: IncomingMessage, bytesMax: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('aborted', onAborted);
+      req.off('error', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > bytesMax) {
+        stop();
+        req.resume(); // the rest is drained unread, so the answer can be sent
+        reject(fail.payloadTooLarge(bytesMax));
+      } else {
+        chunks.push(chunk);
+      }
+    };
+    const onEnd = () => {
+      stop();
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString('utf8');
+      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    };
+    const onAborted = () => {
+      stop();
+      reject(fail.badRequest('The request body was not received completely.'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('aborted', onAborted);
+    req.on('error', onAborted);
+  });
+}
+
+/** Any JSON value ('' for no text), as co-body parses it: object keys named __proto__ are refused. */
+function parseJson(text: string): unknown {
+  if (text === '') return '';
+  try {
+    return bourne.parse(text, { protoAction: 'error' });
+  } catch (error) {
+    throw fail.parse((error as Error).message);
+  }
 }
 
 /** As type-is decides: a body is coming when it is chunked or has a non-zero length. */

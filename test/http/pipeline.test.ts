@@ -139,6 +139,38 @@ test('a body that is not what its Content-Encoding says is a parse error; decomp
     { limits: { bodyBytesMax: 512 } },
   ));
 
+test('a body read as sent and one inflated by koa-body agree: byte-order mark, chunks, prototype keys, syntax errors', () =>
+  withService(async ({ client, url }) => {
+    const member = await registerUser(client);
+    const headers = (encoding?: string) => ({
+      authorization: `Bearer ${member.access}`,
+      'content-type': 'application/json',
+      ...(encoding ? { 'content-encoding': encoding } : {}),
+    });
+    const send = async (text: string, slug: string) => {
+      const plain = await raw(url, 'POST', '/api/projects/', headers(), Buffer.from(text.replace('SLUG', `${slug}-a`)));
+      const zipped = await raw(url, 'POST', '/api/projects/', headers('gzip'), gzipSync(Buffer.from(text.replace('SLUG', `${slug}-b`))));
+      return [plain, zipped];
+    };
+    for (const reply of await send('\ufeff{"name": "bom", "slug": "SLUG"}', 'bom')) assert.is(reply.status, 201);
+    for (const reply of await send('{"__proto__": {"x": 1}, "name": "p", "slug": "SLUG"}', 'proto')) {
+      assert.equal(reply.body, { detail: 'JSON parse error - Object contains forbidden prototype property', code: 'parse_error' });
+    }
+    const [plain, zipped] = await send('{"name": "broken", "slug": "SLUG"', 'broken');
+    assert.is(plain.status, 400);
+    assert.equal(plain.body, zipped.body, 'the same JSON parse error either way');
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${url}/api/projects/`, { method: 'POST', headers: { ...headers(), 'transfer-encoding': 'chunked' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on('error', reject);
+      for (const piece of ['{"name": "in', ' pieces", "sl', 'ug": "chunked"}']) request.write(piece);
+      request.end();
+    });
+    assert.is(chunked, 201);
+  }));
+
 test('JSON nested deeper than jsonDepthMax is refused before it is stored', () =>
   withService(
     async ({ client }) => {
