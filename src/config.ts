@@ -73,6 +73,8 @@ export interface Limits {
   jsonCacheCharsMax: number;
   /** Dataset diffs kept once computed, so that paging through a large diff does not redo it. */
   diffCacheEntriesMax: number;
+  /** Bytes of list answers each list endpoint keeps to send again while what they show is unchanged. */
+  listAnswerCacheBytesMax: number;
   /** Characters of either iteration's agent_code beyond which a comparison makes no code diff. */
   codeDiffCharsMax: number;
   /** Lines added plus removed beyond which a code diff is given up (its cost grows with their square). */
@@ -151,6 +153,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   tokenCacheEntriesMax: 10_000,
   jsonCacheCharsMax: 64 * 1024 * 1024,
   diffCacheEntriesMax: 16,
+  listAnswerCacheBytesMax: 4 * 1024 * 1024,
   codeDiffCharsMax: 1_000_000,
   codeDiffEditsMax: 1000,
   progressPageSizeDefault: 1000,

@@ -8,6 +8,7 @@ import type { ProjectEvent, ProjectState } from './domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from './domain/records.ts';
 import { Collection } from './query/collection.ts';
 import type { SortedRecords } from './query/list.ts';
+import { VersionedMap, versionOfImmutable } from './query/versions.ts';
 
 const newestFirst = [{ field: 'created_at', descending: true }] as const;
 const datapointOrdering = [{ field: 'order', descending: false }] as const;
@@ -19,7 +20,7 @@ export class ReadModel {
   /** user -> project -> membership: what each user may see. */
   readonly membershipsByUser = new Map<number, Map<string, Membership>>();
   /** Every agent's label and project, soft-deleted agents included: a job names its agent by it. */
-  private readonly agentLabels = new Map<string, { label: string; project: string }>();
+  private readonly agentLabels = new VersionedMap<string, { label: string; project: string }>();
 
   readonly apiKeys = new Collection<ApiKey>({
     partitionOf: (apiKey) => String(apiKey.user),
@@ -83,6 +84,11 @@ export class ReadModel {
     return agentId === null ? null : (this.agentLabels.get(agentId)?.label ?? null);
   }
 
+  /** Changes whenever any agent's label may have (query/versions.ts). */
+  get agentLabelsVersion(): number {
+    return this.agentLabels.version;
+  }
+
   /** A job's iterations in their order (order, then created_at). */
   iterationsOf(job: Job): JobIteration[] {
     return this.iterations.partition(job.project)?.byField.get('job')?.get(job.id)?.toArray() ?? [];
@@ -90,7 +96,8 @@ export class ReadModel {
 
   /** A dataset's datapoints for the list pipeline: kept sorted by order (then position) since creation. */
   datapointsOf(dataset: Dataset): SortedRecords<Datapoint> {
-    return { partition: dataset.project, records: dataset.datapoints, defaultOrdering: datapointOrdering };
+    // A dataset record never changes: it names its partition and datapoints for as long as it lives.
+    return { partition: dataset.project, records: dataset.datapoints, defaultOrdering: datapointOrdering, version: versionOfImmutable(dataset) };
   }
 
   applyIdentity(events: readonly IdentityEvent[]): void {

@@ -1,16 +1,18 @@
 // The HTTP end of the list pipeline: turns a validated query into a ListRequest by what its query
 // schema declares (validation/list-vocabulary.ts), runs it, and answers DRF's paginated envelope
-// with absolute next/previous links.
+// with absolute next/previous links. Each list endpoint keeps its answers until what they were
+// read from changes (listEndpoint).
 import type { Identified } from '../query/collection.ts';
 import type { Filter } from '../query/filters.ts';
 import { runList, type Listable } from '../query/list.ts';
 import { parseOrdering } from '../query/ordering.ts';
 import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
 import { splitSearchTerms } from '../query/search.ts';
-import { listDeclaration, partitionsOf } from '../validation/list-vocabulary.ts';
+import { listDeclaration, partitionsOf, type ListDeclaration } from '../validation/list-vocabulary.ts';
+import { AnswerCache } from './answer-cache.ts';
 import type { Uses } from './deps.ts';
 import { withLiveFields } from './representations.ts';
-import { replyJsonText, type ApiContext } from './route.ts';
+import type { ApiContext } from './route.ts';
 
 export interface Envelope<T> {
   count: number;
@@ -22,47 +24,86 @@ export interface Envelope<T> {
 export interface ListOptions<T extends Identified, R> {
   /** $id of the query schema that declares filters, ordering and search. */
   schema: string;
+  serialize: (record: T) => R;
+  /** Fields that follow other records, appended to each item's cached text (see withLiveFields). */
+  liveFields?: LiveFields<T>;
+}
+
+export interface LiveFields<T> {
+  of(record: T): object;
+  /** Changes whenever what `of` answers may have (query/versions.ts). */
+  version(): number;
+}
+
+/** What one request lists. */
+export interface ListScope<T extends Identified> {
   collection: Listable<T>;
   /** Partitions (projects) the caller may see; the query's partition parameter narrows them. */
   partitions: readonly string[];
-  serialize: (record: T) => R;
-  /** Fields that follow other records, appended to each item's cached text (see withLiveFields). */
-  liveFields?: (record: T) => object;
   /** Filters the endpoint itself imposes. */
-  fixedFilters?: Filter[];
+  fixedFilters?: readonly Filter[];
 }
 
 /**
- * Answers one page of a resource's list. Each record's JSON text comes from deps.jsonCache
- * (records are immutable), so a hot list is assembled from ready-made texts.
+ * The handler of one list endpoint: answers one page of a scope. An answer depends only on the
+ * request (its URL, the partitions and fixed filters), the listed records and their live fields,
+ * so it is kept as the bytes sent until the list's or the live fields' version changes: a page
+ * asked for again is sent as it was made (AnswerCache).
  */
-export function replyPage<T extends Identified, R>(ctx: ApiContext, deps: Uses<'config' | 'validator' | 'jsonCache'>, options: ListOptions<T, R>): void {
+export function listEndpoint<T extends Identified, R>(
+  deps: Uses<'config' | 'validator' | 'jsonCache'>,
+  options: ListOptions<T, R>,
+): (ctx: ApiContext, scope: ListScope<T>) => void {
+  const declaration = listDeclaration(deps.validator.documents.get(options.schema)!);
+  const answers = new AnswerCache(deps.config.limits.listAnswerCacheBytesMax);
+  return (ctx, scope) => {
+    // Newlines cannot occur in a header or a request line, so they separate the parts unambiguously.
+    const fixed = scope.fixedFilters ? JSON.stringify(scope.fixedFilters) : '';
+    const key = `${ctx.protocol}\n${ctx.host}\n${ctx.path}\n${ctx.querystring}\n${scope.partitions.join(',')}\n${fixed}`;
+    const version = `${scope.collection.version} ${options.liveFields?.version() ?? ''}`;
+    replyJson(ctx, answers.get(key, version, () => pageText(ctx, deps, options, declaration, scope)));
+  };
+}
+
+/**
+ * One page of a scope as DRF's envelope. Each record's JSON text comes from deps.jsonCache
+ * (records are immutable), so a page is assembled from ready-made texts.
+ */
+function pageText<T extends Identified, R>(
+  ctx: ApiContext,
+  deps: Uses<'config' | 'jsonCache'>,
+  options: ListOptions<T, R>,
+  declaration: ListDeclaration,
+  scope: ListScope<T>,
+): string {
   const { limits } = deps.config;
   const query = ctx.state.query;
-  const declaration = listDeclaration(deps.validator.documents.get(options.schema)!);
-  const filters: Filter[] = [...(options.fixedFilters ?? [])];
+  const filters: Filter[] = [...(scope.fixedFilters ?? [])];
   for (const filter of declaration.filters) {
     const value = query[filter.param];
     if (value !== undefined) filters.push({ field: filter.field, op: filter.op, value: filter.parse(value) });
   }
   const request = {
-    partitions: partitionsOf(declaration, query, options.partitions),
+    partitions: partitionsOf(declaration, query, scope.partitions),
     filters,
     searchTerms: typeof query.search === 'string' ? splitSearchTerms(query.search, limits.searchTermsMax) : [],
     searchFields: declaration.search,
     ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
   };
-  const page = paginate(ctx, deps, (offset, limit) => runList(options.collection, { ...request, offset, limit }), (record) => record);
+  const page = paginate(ctx, deps, (offset, limit) => runList(scope.collection, { ...request, offset, limit }), (record) => record);
   const { liveFields, serialize } = options;
   const textOf = liveFields
-    ? (record: T) => withLiveFields(deps.jsonCache.text(record, serialize), liveFields(record))
+    ? (record: T) => withLiveFields(deps.jsonCache.text(record, serialize), liveFields.of(record))
     : (record: T) => deps.jsonCache.text(record, serialize);
   const results = page.results.map(textOf).join(',');
-  replyJsonText(
-    ctx,
-    200,
-    `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`,
-  );
+  return `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`;
+}
+
+/** Sends JSON already made, as text or as its bytes (route.ts's replyJsonText, also for bytes). */
+function replyJson(ctx: ApiContext, json: string | Buffer): void {
+  ctx.status = 200;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = json;
 }
 
 /** The service's page sizes, which every list uses unless its route says otherwise. */

@@ -9,6 +9,7 @@
 // on hot paths, such as a job's iterations) are grouped during the load, which is linear.
 import { comparatorFor, type OrderKey, type RecordComparator } from './ordering.ts';
 import { SortedList } from './sorted-list.ts';
+import { nextVersion } from './versions.ts';
 
 export interface Identified {
   readonly id: string;
@@ -101,6 +102,8 @@ function toLists<T extends object>(groups: Map<unknown, T[]>, compare: RecordCom
 
 export class Collection<T extends Identified> {
   readonly compare: RecordComparator;
+  /** Changes with every record added, replaced or removed (versions.ts): answers keep while it holds. */
+  version = nextVersion();
   private readonly records = new Map<string, T>();
   private readonly partitions = new Map<string, Partition<T>>();
 
@@ -137,6 +140,7 @@ export class Collection<T extends Identified> {
     if (previous) this.partitions.get(this.spec.partitionOf(previous))?.remove(previous);
     this.records.set(record.id, record);
     this.partitionFor(this.spec.partitionOf(record)).add(record);
+    this.version = nextVersion();
   }
 
   delete(id: string): T | undefined {
@@ -147,6 +151,7 @@ export class Collection<T extends Identified> {
     const partition = this.partitions.get(key);
     partition?.remove(previous);
     if (partition?.size === 0) this.partitions.delete(key);
+    this.version = nextVersion();
     return previous;
   }
 
@@ -154,6 +159,7 @@ export class Collection<T extends Identified> {
   deletePartition(key: string): void {
     if (!this.partitions.delete(key)) return;
     for (const [id, record] of this.records) if (this.spec.partitionOf(record) === key) this.records.delete(id);
+    this.version = nextVersion();
   }
 
   /** Replaces the whole content at once (recovery): files records, groups only eager fields. */
@@ -180,6 +186,7 @@ export class Collection<T extends Identified> {
     for (const [key, byField] of groups) {
       for (const [field, byValue] of byField) this.partitions.get(key)!.adopt(field, byValue);
     }
+    this.version = nextVersion();
   }
 
   private partitionFor(key: string): Partition<T> {

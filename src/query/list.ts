@@ -29,6 +29,8 @@ export interface SortedRecords<T> {
   readonly partition: string;
   readonly records: readonly T[];
   readonly defaultOrdering: readonly OrderKey[];
+  /** Changes whenever the partition or the records do (query/versions.ts), as Collection's does. */
+  readonly version: number;
 }
 
 /** What a list runs over. */

@@ -23,6 +23,7 @@ const sorted = (records: readonly Point[], partition = 'project'): SortedRecords
   partition,
   records,
   defaultOrdering: [{ field: 'order', descending: false }],
+  version: 0,
 });
 
 const request = (overrides: Partial<ListRequest>): ListRequest => ({

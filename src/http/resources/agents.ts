@@ -6,7 +6,7 @@ import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
-import { replyPage } from '../pages.ts';
+import { listEndpoint } from '../pages.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { projectReference, seenOr404, visibleProjects } from '../visibility.ts';
@@ -16,6 +16,8 @@ type AgentDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator
 
 export function agentRoutes(deps: AgentDeps): Route[] {
   const { registry, readModel, clock } = deps;
+
+  const listAgents = listEndpoint(deps, { schema: 'agents.list-query', serialize: agentListItemJson });
 
   /** A live agent the caller may see; anything else is 404. */
   const visibleAgent = (ctx: ApiContext): Agent =>
@@ -39,12 +41,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       summary: 'List the agents of the projects the caller can see.',
       responses: { 200: { list: 'agents.agent-list-item-response' } },
       handle(ctx) {
-        replyPage(ctx, deps, {
-          schema: 'agents.list-query',
-          collection: readModel.agents,
-          partitions: visibleProjects(deps, ctx.state.principal),
-          serialize: agentListItemJson,
-        });
+        listAgents(ctx, { collection: readModel.agents, partitions: visibleProjects(deps, ctx.state.principal) });
       },
     },
     {

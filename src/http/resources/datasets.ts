@@ -14,7 +14,7 @@ import { LruCache } from '../../views/lru-cache.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { listDeclaration } from '../../validation/list-vocabulary.ts';
-import { paginate, replyPage } from '../pages.ts';
+import { listEndpoint, paginate } from '../pages.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
@@ -31,6 +31,9 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
   const visibleDataset = (ctx: ApiContext, id = ctx.params.id!): Dataset =>
     seenOr404(deps, ctx.state.principal, readModel.datasets.get(id), (dataset) => dataset.project);
 
+  const listDatasets = listEndpoint(deps, { schema: 'datasets.list-query', serialize: datasetListItemJson });
+  const listDatapoints = listEndpoint(deps, { schema: 'datasets.datapoints-query', serialize: datapointJson });
+
   // Datasets never change, so a diff stays right for as long as both exist.
   const diffs = new LruCache<string, DatasetDiff>(config.limits.diffCacheEntriesMax);
 
@@ -43,12 +46,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       summary: 'List dataset versions (without their datapoints) of the projects the caller can see.',
       responses: { 200: { list: 'datasets.dataset-list-item-response' } },
       handle(ctx) {
-        replyPage(ctx, deps, {
-          schema: 'datasets.list-query',
-          collection: readModel.datasets,
-          partitions: visibleProjects(deps, ctx.state.principal),
-          serialize: datasetListItemJson,
-        });
+        listDatasets(ctx, { collection: readModel.datasets, partitions: visibleProjects(deps, ctx.state.principal) });
       },
     },
     {
@@ -127,12 +125,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       handle(ctx) {
         const dataset = visibleDataset(ctx);
         if (!matchesDatasetFilters(dataset, ctx.state.query)) throw fail.notFound();
-        replyPage(ctx, deps, {
-          schema: 'datasets.datapoints-query',
-          collection: readModel.datapointsOf(dataset),
-          partitions: [dataset.project],
-          serialize: datapointJson,
-        });
+        listDatapoints(ctx, { collection: readModel.datapointsOf(dataset), partitions: [dataset.project] });
       },
     },
     {

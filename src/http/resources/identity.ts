@@ -9,7 +9,7 @@ import { Rejected, invalid } from '../../domain/rejection.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { replyPage } from '../pages.ts';
+import { listEndpoint } from '../pages.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
 import { noContent, reply, type Route } from '../route.ts';
 import { projectReference } from '../visibility.ts';
@@ -20,6 +20,7 @@ type IdentityDeps = Uses<'registry' | 'readModel' | 'tokens' | 'loginThrottle' |
 export function identityRoutes(deps: IdentityDeps): Route[] {
   const { registry, readModel, tokens, config, clock } = deps;
   const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
+  const listApiKeys = listEndpoint(deps, { schema: 'auth.api-keys-list-query', serialize: apiKeyJson });
 
   return [
     {
@@ -110,11 +111,9 @@ export function identityRoutes(deps: IdentityDeps): Route[] {
       responses: { 200: { list: 'auth.api-key-response' } },
       handle(ctx) {
         const { principal } = ctx.state;
-        replyPage(ctx, deps, {
-          schema: 'auth.api-keys-list-query',
+        listApiKeys(ctx, {
           collection: readModel.apiKeys,
           partitions: [String(principal.user.id)],
-          serialize: apiKeyJson,
           // A key sees only its own project, here as everywhere.
           fixedFilters: principal.apiKey ? [{ field: 'project', op: 'exact', value: principal.apiKey.project }] : [],
         });

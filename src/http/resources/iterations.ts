@@ -10,7 +10,7 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
-import { replyPage } from '../pages.ts';
+import { listEndpoint } from '../pages.ts';
 import { iterationComparisonJson, iterationJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
@@ -23,6 +23,8 @@ type IterationDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'valid
 
 export function iterationRoutes(deps: IterationDeps): Route[] {
   const { registry, readModel, clock } = deps;
+
+  const listIterations = listEndpoint(deps, { schema: 'iterations.list-query', serialize: iterationJson });
 
   const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
     seenOr404(deps, ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
@@ -78,12 +80,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
       summary: 'List job iterations (by order, then created_at, by default).',
       responses: { 200: { list: 'iterations.iteration-response' } },
       handle(ctx) {
-        replyPage(ctx, deps, {
-          schema: 'iterations.list-query',
-          collection: readModel.iterations,
-          partitions: visibleProjects(deps, ctx.state.principal),
-          serialize: iterationJson,
-        });
+        listIterations(ctx, { collection: readModel.iterations, partitions: visibleProjects(deps, ctx.state.principal) });
       },
     },
     {

@@ -10,7 +10,7 @@ import { progressPage, progressSummary } from '../../views/job-progress.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { or404 } from '../errors.ts';
-import { paginate, replyPage } from '../pages.ts';
+import { listEndpoint, paginate } from '../pages.ts';
 import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { agentReference, projectReference, seenOr404, visibleProjects } from '../visibility.ts';
@@ -25,6 +25,12 @@ export function jobRoutes(deps: JobDeps): Route[] {
 
   // A chart wants every point at once: progress pages are larger than other lists'.
   const progressSizes = { sizeDefault: deps.config.limits.progressPageSizeDefault, sizeMax: deps.config.limits.progressPageSizeMax };
+
+  const listJobs = listEndpoint(deps, {
+    schema: 'jobs.list-query',
+    serialize: jobListItemJson,
+    liveFields: { of: (job) => jobLiveFields(readModel.agentLabel(job.agent)), version: () => readModel.agentLabelsVersion },
+  });
 
   const visibleJob = (ctx: ApiContext): Job =>
     seenOr404(deps, ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
@@ -84,13 +90,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
       summary: 'List jobs (newest first by default).',
       responses: { 200: { list: 'jobs.job-list-item-response' } },
       handle(ctx) {
-        replyPage(ctx, deps, {
-          schema: 'jobs.list-query',
-          collection: readModel.jobs,
-          partitions: visibleProjects(deps, ctx.state.principal),
-          serialize: jobListItemJson,
-          liveFields: (job) => jobLiveFields(readModel.agentLabel(job.agent)),
-        });
+        listJobs(ctx, { collection: readModel.jobs, partitions: visibleProjects(deps, ctx.state.principal) });
       },
     },
     {

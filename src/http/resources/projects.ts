@@ -7,7 +7,7 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
-import { replyPage } from '../pages.ts';
+import { listEndpoint } from '../pages.ts';
 import { membershipJson, projectJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
 import { seenOr404, visibleProjects } from '../visibility.ts';
@@ -19,6 +19,9 @@ type ProjectDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validat
 
 export function projectRoutes(deps: ProjectDeps): Route[] {
   const { registry, readModel, clock } = deps;
+
+  const listProjects = listEndpoint(deps, { schema: 'projects.list-query', serialize: projectJson });
+  const listMemberships = listEndpoint(deps, { schema: 'memberships.list-query', serialize: membershipJson });
 
   const visibleProject = (ctx: ApiContext, id: string): Project =>
     seenOr404(deps, ctx.state.principal, readModel.projects.get(id), (project) => project.id);
@@ -39,12 +42,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
       summary: 'List the projects the caller belongs to.',
       responses: { 200: { list: 'projects.project-response' } },
       handle(ctx) {
-        replyPage(ctx, deps, {
-          schema: 'projects.list-query',
-          collection: readModel.projects,
-          partitions: visibleProjects(deps, ctx.state.principal),
-          serialize: projectJson,
-        });
+        listProjects(ctx, { collection: readModel.projects, partitions: visibleProjects(deps, ctx.state.principal) });
       },
     },
     {
@@ -102,12 +100,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
       responses: { 200: { list: 'memberships.membership-response' } },
       handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
-        replyPage(ctx, deps, {
-          schema: 'memberships.list-query',
-          collection: readModel.memberships,
-          partitions: [project.id],
-          serialize: membershipJson,
-        });
+        listMemberships(ctx, { collection: readModel.memberships, partitions: [project.id] });
       },
     },
     {
