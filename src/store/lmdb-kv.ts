@@ -52,6 +52,8 @@ function toLmdbRange(options: RangeOptions) {
 function openEnvironment(path: string): RootDatabase {
   return open({
     path,
+    // DATA_DIR is always a directory: lmdb-js would take a name with a dot (./data.v2) for a file.
+    noSubdir: false,
     maxDbs: 32,
     // lmdb-js's overlapping sync: a commit's flush (fdatasync of its pages, then a synced meta
     // page) runs on its write thread while the next transaction begins, instead of inside the

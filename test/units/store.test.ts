@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { open } from 'lmdb';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -35,6 +35,22 @@ test('the memory and LMDB stores order keys identically', () =>
     const reversed = [...db.range<string>({ start: ['a'], end: prefixEnd(['a']), reverse: true, limit: 2 })].map((entry) => entry.value);
     assert.equal(reversed, ['a/x/3', 'a/x']);
   }));
+
+test('a data directory whose name has a dot is a directory, existing or not (lmdb-js would take it for a file)', async () => {
+  const parent = tempDataDir();
+  try {
+    for (const dir of [`${parent}/data.v2`, `${parent}/empty.d`]) {
+      if (dir.endsWith('.d')) mkdirSync(dir);
+      const kv = new LmdbKv(dir);
+      const db = kv.db('dots');
+      await kv.write([{ db, key: ['k'], value: 1 }]);
+      await kv.close();
+      assert.ok(existsSync(`${dir}/data.mdb`), dir);
+    }
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
 
 test('a write is all or nothing; a removal is a write without a value', () =>
   withBoth(async (kv) => {
