@@ -41,8 +41,9 @@ export interface Limits {
   commitBatchMax: number;
   /**
    * Commits of one actor in flight at once: a busy actor decides its next messages while earlier
-   * commits are being made durable, up to this many (one open batch behind one being written is
-   * the usual case; a full batch starts another); then messages wait in its mailbox.
+   * commits are being made durable, up to this many; then messages wait in its mailbox, to be
+   * decided together once one is durable. Two let one commit be written while the one before it
+   * is flushed (overlapping syncs); more only made each commit smaller, at a cost per commit.
    */
   commitsInFlightMax: number;
   /** Journal entries of one actor between two snapshots of it. */
@@ -139,7 +140,7 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   queryValueCharsMax: 1024,
   mailboxDepthMax: 1024,
   commitBatchMax: 256,
-  commitsInFlightMax: 4,
+  commitsInFlightMax: 2,
   snapshotEvery: 256,
   journalRemovalsPerCommitMax: 256,
   apiKeysPerUserMax: 100,
