@@ -44,6 +44,6 @@ await Promise.all(Array.from({ length: Number(streamCount) }, open));
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 process.stdin.resume();
 process.stdin.on('end', () => {
-  process.stdout.write(`${JSON.stringify({ events, arrivals })}\n`);
-  process.exit(0);
+  // Writes to a pipe are asynchronous: exiting before this one is flushed cut the report short.
+  process.stdout.write(`${JSON.stringify({ events, arrivals })}\n`, () => process.exit(0));
 });

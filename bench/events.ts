@@ -17,7 +17,8 @@ const probeIntervalMs = 20;
 const lagP99MsMax = 50;
 
 export async function run(): Promise<Row[]> {
-  const service = await startService({ env: { LIMIT_EVENT_STREAMS_PER_USER_MAX: String(streams) } });
+  // Every post goes to one job, two 10-second loads of them: more than a job's default 10,000.
+  const service = await startService({ env: { LIMIT_EVENT_STREAMS_PER_USER_MAX: String(streams), LIMIT_ITERATIONS_PER_JOB_MAX: '1000000' } });
   try {
     const { token, job } = await setUp(service.url);
     const loadOptions = {
@@ -30,6 +31,7 @@ export async function run(): Promise<Row[]> {
     };
     // The same load with no stream open first, to show what following costs the writers.
     const alone = await load(loadOptions);
+    if (alone.errors + alone.non2xx > 0) throw new Error(`posting with no stream open failed ${alone.errors + alone.non2xx} times`);
     const readers = await startReaders(service.url, token);
     const acks = new Map<string, { sent: number; acked: number }>();
     let probing = true;

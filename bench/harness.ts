@@ -119,8 +119,13 @@ function rssOf(pid: number): number {
 }
 
 
-export async function startBare(): Promise<ChildServer> {
-  const [command, args] = nodeOn(serverCore, ['--import', tsx, join(root, 'bench/bare-server.ts')]);
+export function startBare(): Promise<ChildServer> {
+  return startChildServer('bench/bare-server.ts');
+}
+
+/** A server script of bench/ on the server core, which prints `{"port"}` once it listens. */
+export async function startChildServer(script: string): Promise<ChildServer> {
+  const [command, args] = nodeOn(serverCore, ['--import', tsx, join(root, script)]);
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await firstLine(child);
   const { port } = JSON.parse(line) as { port: number };

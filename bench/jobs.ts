@@ -135,7 +135,7 @@ async function runningJobs(url: string, headers: Record<string, string>, project
 }
 
 /** Iteration bodies cycling over `jobIds`, as evaluation loops post their candidates. */
-function iterationBodies(jobIds: string[]): string[] {
+export function iterationBodies(jobIds: string[]): string[] {
   return Array.from({ length: jobIds.length * 100 }, (_, i) =>
     JSON.stringify({
       job: jobIds[i % jobIds.length],

@@ -4,6 +4,7 @@
 import { placement, printRows, roundSeconds, rounds, type Row } from './harness.ts';
 
 const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }> }[] = [
+  { name: 'floor', load: () => import('./floor.ts') },
   { name: 'agents', load: () => import('./agents.ts') },
   { name: 'jobs', load: () => import('./jobs.ts') },
   { name: 'traces', load: () => import('./traces.ts') },
