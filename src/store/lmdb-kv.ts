@@ -21,31 +21,42 @@ class LmdbDb implements KvDb {
   }
 
   // msgpackr keeps its shared record structures under a Symbol key in the same database; it is
-  // lmdb's bookkeeping, not ours, so ranges skip it.
+  // lmdb's bookkeeping, not ours, so ranges skip it. It sorts first, so lmdb's own limit would
+  // count it: a range's limit counts the entries yielded instead.
   *range<V>(options: RangeOptions): Iterable<Entry<V>> {
+    let left = options.limit ?? Infinity;
+    if (left <= 0) return;
     for (const { key, value } of this.handle.getRange(toLmdbRange(options))) {
-      if (typeof key !== 'symbol') yield { key: asTuple(key), value: value as V };
+      if (typeof key === 'symbol') continue;
+      yield { key: asTuple(key), value: value as V };
+      if (--left === 0) return;
     }
   }
 
   *keys(options: RangeOptions): Iterable<Key> {
-    for (const key of this.handle.getKeys(toLmdbRange(options))) if (typeof key !== 'symbol') yield asTuple(key);
+    let left = options.limit ?? Infinity;
+    if (left <= 0) return;
+    for (const key of this.handle.getKeys(toLmdbRange(options))) {
+      if (typeof key === 'symbol') continue;
+      yield asTuple(key);
+      if (--left === 0) return;
+    }
   }
 }
 
 /**
  * Our ranges are [start, end) whatever the direction. lmdb walks a reverse range from `start`
- * (its upper bound) down to `end`, so the bounds swap and their inclusiveness with them.
+ * (its upper bound) down to `end`, so the bounds swap and their inclusiveness with them. The
+ * limit is LmdbDb's to apply (above).
  */
 function toLmdbRange(options: RangeOptions) {
   if (!options.reverse) {
-    return { start: options.start as LmdbKey | undefined, end: options.end as LmdbKey | undefined, limit: options.limit };
+    return { start: options.start as LmdbKey | undefined, end: options.end as LmdbKey | undefined };
   }
   return {
     ...(options.end ? { start: options.end as LmdbKey, exclusiveStart: true } : {}),
     ...(options.start ? { end: options.start as LmdbKey, inclusiveEnd: true } : {}),
     reverse: true,
-    limit: options.limit,
   };
 }
 

@@ -36,6 +36,17 @@ test('the memory and LMDB stores order keys identically', () =>
     assert.equal(reversed, ['a/x/3', 'a/x']);
   }));
 
+test("a limited range over a whole database counts the entries it yields, never the store's own bookkeeping", () =>
+  withBoth(async (kv) => {
+    const db = kv.db('records');
+    // Objects are stored as msgpack records, whose shared structures lmdb-js keeps in the same database.
+    await kv.write(['a', 'b', 'c'].map((id) => ({ db, key: [id], value: { id } })));
+    assert.equal([...db.keys({ limit: 1 })], [['a']], kv.kind);
+    assert.equal([...db.range<{ id: string }>({ limit: 2 })].map((entry) => entry.value.id), ['a', 'b'], kv.kind);
+    assert.equal([...db.range<{ id: string }>({ reverse: true, limit: 2 })].map((entry) => entry.value.id), ['c', 'b'], kv.kind);
+    assert.equal([...db.keys({ limit: 0 })], [], kv.kind);
+  }));
+
 test('a data directory whose name has a dot is a directory, existing or not (lmdb-js would take it for a file)', async () => {
   const parent = tempDataDir();
   try {
