@@ -53,7 +53,7 @@ export const jobCodec: SnapshotCodec<JobState> = {
     for (let full = Math.floor(state.iterations.size / iterationsPerPart); full > 0; full--) {
       const first = records.next().value!;
       const stored = storedParts.has(first.id) ? previous?.get(first.id) : undefined;
-      const part = stored ? sameOrChanged(stored, first, records) : [first, ...take(records, iterationsPerPart - 1)];
+      const part = partStartingWith(first, records, stored);
       if (part !== stored) newParts.push([first.id, part.map(storedIteration)]);
       layout.set(first.id, part);
     }
@@ -87,11 +87,11 @@ export const jobCodec: SnapshotCodec<JobState> = {
 };
 
 /**
- * The stored part itself when the next records (after `first`) are the same objects, else the
- * part's current records; either way the iterator ends past the part.
+ * The part that starts with `first`: the stored one itself when the next records are the same
+ * objects, else its current records; either way the iterator ends past the part.
  */
-function sameOrChanged(stored: readonly JobIteration[], first: JobIteration, records: Iterator<JobIteration>): readonly JobIteration[] {
-  if (stored[0] !== first) return [first, ...take(records, iterationsPerPart - 1)];
+function partStartingWith(first: JobIteration, records: Iterator<JobIteration>, stored: readonly JobIteration[] | undefined): readonly JobIteration[] {
+  if (stored?.[0] !== first) return [first, ...take(records, iterationsPerPart - 1)];
   for (let i = 1; i < iterationsPerPart; i++) {
     const record = records.next().value!;
     if (record !== stored[i]) return [...stored.slice(0, i), record, ...take(records, iterationsPerPart - i - 1)];

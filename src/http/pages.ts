@@ -12,7 +12,7 @@ import { listDeclaration, partitionsOf, type ListDeclaration } from '../validati
 import { AnswerCache } from './answer-cache.ts';
 import type { Uses } from './deps.ts';
 import { withLiveFields } from './representations.ts';
-import type { ApiContext } from './route.ts';
+import { replyJsonText, type ApiContext } from './route.ts';
 
 export interface Envelope<T> {
   count: number;
@@ -61,7 +61,7 @@ export function listEndpoint<T extends Identified, R>(
     const fixed = scope.fixedFilters ? JSON.stringify(scope.fixedFilters) : '';
     const key = `${ctx.protocol}\n${ctx.host}\n${ctx.path}\n${ctx.querystring}\n${scope.partitions.join(',')}\n${fixed}`;
     const version = `${scope.collection.version} ${options.liveFields?.version() ?? ''}`;
-    replyJson(ctx, answers.get(key, version, () => pageText(ctx, deps, options, declaration, scope)));
+    replyJsonText(ctx, 200, answers.get(key, version, () => pageText(ctx, deps, options, declaration, scope)));
   };
 }
 
@@ -97,13 +97,6 @@ function pageText<T extends Identified, R>(
     : (record: T) => deps.jsonCache.text(record, serialize);
   const results = page.results.map(textOf).join(',');
   return `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`;
-}
-
-/** Sends JSON already made, as text or as its bytes (route.ts's replyJsonText, also for bytes). */
-function replyJson(ctx: ApiContext, json: string | Buffer): void {
-  ctx.status = 200;
-  ctx.type = 'application/json; charset=utf-8';
-  ctx.body = json;
 }
 
 /** The service's page sizes, which every list uses unless its route says otherwise. */

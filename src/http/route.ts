@@ -102,8 +102,8 @@ export function reply(ctx: ApiContext, status: number, body: unknown): void {
   ctx.body = body;
 }
 
-/** Sends JSON text that is already made (see replyRecord and the dataset answers). */
-export function replyJsonText(ctx: ApiContext, status: number, text: string): void {
+/** Sends JSON that is already made, as text or as its UTF-8 bytes (see replyRecord, the lists' kept answers). */
+export function replyJsonText(ctx: ApiContext, status: number, text: string | Buffer): void {
   ctx.status = status;
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = text;

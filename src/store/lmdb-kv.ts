@@ -20,27 +20,28 @@ class LmdbDb implements KvDb {
     return this.handle.get(key as LmdbKey) as V | undefined;
   }
 
-  // msgpackr keeps its shared record structures under a Symbol key in the same database; it is
-  // lmdb's bookkeeping, not ours, so ranges skip it. It sorts first, so lmdb's own limit would
-  // count it: a range's limit counts the entries yielded instead.
   *range<V>(options: RangeOptions): Iterable<Entry<V>> {
-    let left = options.limit ?? Infinity;
-    if (left <= 0) return;
-    for (const { key, value } of this.handle.getRange(toLmdbRange(options))) {
-      if (typeof key === 'symbol') continue;
+    for (const { key, value } of ours(this.handle.getRange(toLmdbRange(options)), (entry) => entry.key, options.limit)) {
       yield { key: asTuple(key), value: value as V };
-      if (--left === 0) return;
     }
   }
 
   *keys(options: RangeOptions): Iterable<Key> {
-    let left = options.limit ?? Infinity;
-    if (left <= 0) return;
-    for (const key of this.handle.getKeys(toLmdbRange(options))) {
-      if (typeof key === 'symbol') continue;
-      yield asTuple(key);
-      if (--left === 0) return;
-    }
+    for (const key of ours(this.handle.getKeys(toLmdbRange(options)), (key) => key, options.limit)) yield asTuple(key);
+  }
+}
+
+/**
+ * msgpackr keeps its shared record structures under a Symbol key in the same database; it is
+ * lmdb's bookkeeping, not ours, so ranges skip it. It sorts first, so lmdb's own limit would count
+ * it: the limit counts the entries yielded instead.
+ */
+function* ours<T>(items: Iterable<T>, keyOf: (item: T) => unknown, limit = Infinity): Generator<T> {
+  if (limit <= 0) return;
+  for (const item of items) {
+    if (typeof keyOf(item) === 'symbol') continue;
+    yield item;
+    if (--limit === 0) return;
   }
 }
 

@@ -3,7 +3,8 @@
 // decompressed bytes. Every failure is one of the API's DRF-shaped errors.
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { ApiError, fail } from '../http/errors.ts';
+import { readBodyBytes } from '../http/body.ts';
+import { fail } from '../http/errors.ts';
 import type { ApiContext } from '../http/route.ts';
 import type { OtlpEncoding } from './otlp.ts';
 
@@ -25,26 +26,8 @@ export async function readOtlpBody(ctx: ApiContext, bytesMax: number): Promise<B
   if (contentEncoding !== '' && contentEncoding !== 'identity' && contentEncoding !== 'gzip') {
     throw fail.unsupportedMediaType(`${ctx.get('Content-Type')}; Content-Encoding: ${contentEncoding}`);
   }
-  const raw = await readRaw(ctx, bytesMax);
+  const raw = await readBodyBytes(ctx, bytesMax);
   return contentEncoding === 'gzip' ? gunzipWithin(raw, bytesMax) : raw;
-}
-
-async function readRaw(ctx: ApiContext, bytesMax: number): Promise<Buffer> {
-  const declared = ctx.request.length;
-  if (declared !== undefined && declared > bytesMax) throw fail.payloadTooLarge(bytesMax);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > bytesMax) throw fail.payloadTooLarge(bytesMax);
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw fail.badRequest('The request body was not received completely.');
-  }
-  return Buffer.concat(chunks, size);
 }
 
 async function gunzipWithin(compressed: Buffer, bytesMax: number): Promise<Buffer> {
