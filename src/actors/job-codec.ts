@@ -110,7 +110,11 @@ function storedIteration({ job: _job, project: _project, ...stored }: JobIterati
   return stored;
 }
 
-/** Completed in place: the stored object was just decoded (or copied) and nothing else holds it. */
+/**
+ * Completed in place, not copied (recovery restores a million of them): LMDB decodes each afresh,
+ * and a MemoryKv part holds the codec's own objects (storedIteration's), which only the state
+ * being restored will hold.
+ */
 function restoreIteration(stored: StoredIteration, job: Job): JobIteration {
   const iteration = stored as { -readonly [K in keyof JobIteration]: JobIteration[K] };
   iteration.job = job.id;
