@@ -1,7 +1,7 @@
 // A queue worked through by one loop at a time, started by the first item and idle once empty:
-// the engine under every actor's mailbox and under the span writer. `step` takes one or more
-// items off the front and handles them; the loop never runs two steps at once, so whatever a
-// step decides sees the committed outcome of the step before it.
+// the engine under every actor's mailbox. `step` takes one or more items off the front and
+// handles them; the loop never runs two steps at once, so whatever a step decides sees the
+// committed outcome of the step before it.
 import { ActorUnavailable } from './actor-unavailable.ts';
 
 export class SerialQueue<Item> {
