@@ -264,44 +264,64 @@ export interface Comparison {
   failures: number;
 }
 
+/** Alternating runs of the bare server and of what is compared with it. */
+export interface Alternation<Run> {
+  bareRuns: LoadResult[];
+  runs: Run[];
+  /** Each run's rate over the mean rate of the bare runs on either side of it, in order. */
+  ratios: number[];
+}
+
 /**
- * Loads the bare server and the service alternately, `rounds` rounds of `roundSeconds` each after
- * one uncounted warm-up round (JIT, caches): bare, service, bare, service, ..., bare. Each
- * service run is judged against the mean of the bare runs just before and just after it, which
- * cancels noise that drifts during a round, and the figure is the median of those ratios.
- * `service` may be a function, called before each of its runs, when every round needs fresh
- * records (jobs that do not fill up across rounds). The bare server gets the same connections.
+ * bare, run, bare, run, ..., bare: `rounds` runs of `roundSeconds` each (after one uncounted bare
+ * warm-up run; `run` warms itself up), each judged against the mean of the bare runs just before
+ * and just after it, which cancels noise that drifts during a round. `rateOf` is a run's rate per
+ * second (requests, spans). The bare server gets `connections` connections.
+ */
+export async function alternateWithBare<Run>(
+  bare: ChildServer,
+  connections: number | undefined,
+  run: (seconds: number) => Promise<Run>,
+  rateOf: (run: Run) => number,
+): Promise<Alternation<Run>> {
+  const bareRun = (seconds: number) => load({ url: bare.url, serverPid: bare.pid, connections, durationSeconds: seconds });
+  await bareRun(1);
+  const bareRuns = [await bareRun(roundSeconds)];
+  const runs: Run[] = [];
+  for (let round = 0; round < rounds; round++) {
+    runs.push(await run(roundSeconds));
+    bareRuns.push(await bareRun(roundSeconds));
+  }
+  const ratios = runs.map((measured, round) => rateOf(measured) / ((bareRuns[round]!.requestsPerSecond + bareRuns[round + 1]!.requestsPerSecond) / 2));
+  return { bareRuns, runs, ratios };
+}
+
+/**
+ * Loads the bare server and the service alternately (alternateWithBare), after one uncounted
+ * service warm-up run, and the figure is the median of the rounds' ratios. `service` may be a
+ * function, called before each of its runs, when every round needs fresh records (jobs that do
+ * not fill up across rounds). The bare server gets the same connections.
  */
 export async function compareWithBare(bare: ChildServer, service: LoadOptions | (() => Promise<LoadOptions>)): Promise<Comparison> {
   const serviceLoad = typeof service === 'function' ? service : async () => service;
   const warmUp = await serviceLoad();
-  const bareRun = (seconds: number) => load({ url: bare.url, serverPid: bare.pid, connections: warmUp.connections, durationSeconds: seconds });
-  const serviceRun = async (seconds: number) => load({ ...(await serviceLoad()), durationSeconds: seconds });
-  await bareRun(1);
   await load({ ...warmUp, durationSeconds: 1 });
-  const bareRuns = [await bareRun(roundSeconds)];
-  const serviceRuns: LoadResult[] = [];
-  for (let round = 0; round < rounds; round++) {
-    serviceRuns.push(await serviceRun(roundSeconds));
-    bareRuns.push(await bareRun(roundSeconds));
-  }
-  const ratios = serviceRuns.map(
-    (run, round) => run.requestsPerSecond / ((bareRuns[round]!.requestsPerSecond + bareRuns[round + 1]!.requestsPerSecond) / 2),
-  );
+  const serviceRun = async (seconds: number) => load({ ...(await serviceLoad()), durationSeconds: seconds });
+  const { bareRuns, runs, ratios } = await alternateWithBare(bare, warmUp.connections, serviceRun, (run) => run.requestsPerSecond);
   return {
     bareRps: median(bareRuns.map((run) => run.requestsPerSecond)),
-    serviceRps: median(serviceRuns.map((run) => run.requestsPerSecond)),
+    serviceRps: median(runs.map((run) => run.requestsPerSecond)),
     ratio: median(ratios),
     ratios,
-    serviceP50Ms: median(serviceRuns.map((run) => run.latencyP50Ms)),
-    serviceP99Ms: median(serviceRuns.map((run) => run.latencyP99Ms)),
-    otherCoresMax: Math.max(...[...bareRuns, ...serviceRuns].map((run) => run.otherCores)),
-    failures: serviceRuns.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
+    serviceP50Ms: median(runs.map((run) => run.latencyP50Ms)),
+    serviceP99Ms: median(runs.map((run) => run.latencyP99Ms)),
+    otherCoresMax: Math.max(...[...bareRuns, ...runs].map((run) => run.otherCores)),
+    failures: runs.reduce((sum, run) => sum + run.errors + run.non2xx, 0),
   };
 }
 
 /** The middle value (the upper middle of an even count). */
-function median(values: number[]): number {
+export function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 

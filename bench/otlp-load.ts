@@ -1,11 +1,15 @@
 // The traces benchmark's load generator, in a process of its own (bench/traces.ts pins it to its
 // own core). Spans are made by the OpenTelemetry SDK and serialized into 512-span export bodies by
 // the SDK's stock protobuf serializer, all of them before the first is sent, then posted back to
-// back over `connections` connections. The plan comes as JSON on stdin; the result is one JSON
-// line on stdout. The service's CPU time per round is read from /proc, so a round reports the
-// CPU the service spent per span as well as its throughput.
-//   node --import tsx bench/otlp-load.ts < plan.json
+// back over `connections` connections. It is driven by lines on stdin: the plan as one JSON line,
+// then one line per round to run. It answers a line `{"ready":true}` once the bodies are encoded
+// and the warm-up is sent, then one JSON line per round, and exits when stdin ends; between rounds
+// it sends nothing, so that the harness can measure the bare server meanwhile. The service's CPU
+// time per round is read from /proc, so a round reports the CPU the service spent per span as
+// well as its throughput.
+//   node --import tsx bench/otlp-load.ts
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -27,8 +31,7 @@ export interface LoadPlan {
   startMs: number;
   /** Spans sent first, not measured (JIT, caches, the agents' creation). */
   warmUpSpans: number;
-  /** Measured rounds: each sends for `roundSeconds`, or `roundSpans` spans when given. */
-  rounds: number;
+  /** Each round sends for `roundSeconds`, or `roundSpans` spans when given. */
   roundSeconds?: number;
   roundSpans?: number;
   /** Spans to encode for the measured rounds (a round ends early when they run out). */
@@ -43,16 +46,17 @@ export interface Round {
   serviceCpuSeconds: number;
 }
 
-const plan = JSON.parse(readFileSync(0, 'utf8')) as LoadPlan;
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const plan = JSON.parse((await lines.next()).value as string) as LoadPlan;
 const bodies = encodeBodies(plan, plan.warmUpSpans + plan.bodySpans);
 await send(plan, bodies, { spans: plan.warmUpSpans });
-const rounds: Round[] = [];
-for (let round = 0; round < plan.rounds; round++) {
+process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+while (!(await lines.next()).done) {
   const cpuBefore = cpuSeconds(plan.servicePid);
   const sent = await send(plan, bodies, plan.roundSpans === undefined ? { seconds: plan.roundSeconds ?? 3 } : { spans: plan.roundSpans });
-  rounds.push({ ...sent, serviceCpuSeconds: cpuSeconds(plan.servicePid) - cpuBefore });
+  const round: Round = { ...sent, serviceCpuSeconds: cpuSeconds(plan.servicePid) - cpuBefore };
+  process.stdout.write(`${JSON.stringify(round)}\n`);
 }
-process.stdout.write(`${JSON.stringify(rounds)}\n`);
 
 /** Every body of the run, in sending order; each is one resource's batch, as an SDK exporter sends it. */
 function encodeBodies(plan: LoadPlan, spans: number): Uint8Array[] {

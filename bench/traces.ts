@@ -4,14 +4,16 @@
 // filtered by job, agent, trace_id and service_name, one filter that must scan
 // (min_duration_ms), and the service's RSS growth for those spans. The store is filled through
 // the service itself (both cores, not measured), the service is restarted on it pinned to one
-// core, and the load generator (bench/otlp-load.ts) runs in its own process on another core.
-// `--quick` fills 100,000 spans instead.
-import { spawn } from 'node:child_process';
+// core, and the load generator (bench/otlp-load.ts) runs in its own process on another core, its
+// rounds alternating with the bare server's as every throughput figure's do. `--quick` fills
+// 100,000 spans instead.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { root } from '../scripts/service-process.ts';
 import type { LoadPlan, Round } from './otlp-load.ts';
-import { load, nodeOnLoadCore, placement, procStatus, quick, removeDir, type Row, type ServiceProcess, startService } from './harness.ts';
+import { alternateWithBare, type Alternation, load, median, nodeOnLoadCore, procStatus, quick, removeDir, roundSeconds, rounds, type Row, type ServiceProcess, startBare, startService } from './harness.ts';
 
 const batchSpans = 512;
 const spansPerTrace = 8;
@@ -20,8 +22,6 @@ const warmUpBatches = 32;
 const services = 8;
 const jobs = 40;
 const storedSpans = quick ? 100_000 : 1_000_000;
-const rounds = quick ? 3 : 5;
-const roundSeconds = quick ? 1 : 3;
 /** Spans encoded for the measured rounds: enough for 100,000 spans/s. */
 const measuredSpansMax = rounds * roundSeconds * 100_000;
 const ingestSpansPerSecondMin = 50_000;
@@ -37,10 +37,12 @@ export async function run(): Promise<Row[]> {
   try {
     const setup = await setUp(filling.url);
     const before = memoryOf(filling);
-    const filled = await ingest(filling, setup, { rounds: 1, warmUpSpans: 0, roundSpans: storedSpans, bodySpans: storedSpans, startMs }, false);
+    const filler = await OtlpLoader.start(filling, setup, { warmUpSpans: 0, roundSpans: storedSpans, bodySpans: storedSpans, startMs }, false);
+    const filled = await filler.round();
+    await filler.stop();
     const after = memoryOf(filling);
     const growth = { anonMb: after.anonMb - before.anonMb, fileMb: after.fileMb - before.fileMb };
-    if (filled[0]!.failures > 0) throw new Error(`${filled[0]!.failures} exports failed while filling the store`);
+    if (filled.failures > 0) throw new Error(`${filled.failures} exports failed while filling the store`);
     await filling.stop();
     service = await startService({ dataDir: filling.dataDir });
     const stored = `${(storedSpans / 1e6).toLocaleString('en-US')}M spans`;
@@ -86,13 +88,19 @@ export async function run(): Promise<Row[]> {
       pass: growth.anonMb <= rssGrowthMbMax * (storedSpans / 1_000_000),
       note: `VmRSS grew ${Math.round(growth.anonMb + growth.fileMb)} MB in all, ${Math.round(growth.fileMb)} MB of it mapped store pages; store on disk ${Math.round(diskMb(service.dataDir))} MB`,
     });
-    const measured = await ingest(
+    const loader = await OtlpLoader.start(
       service,
       setup,
-      { rounds, roundSeconds, warmUpSpans: warmUpBatches * batchSpans, bodySpans: measuredSpansMax, startMs: startMs + (Math.ceil(storedSpans / batchSpans) + 1) * 1000 },
+      { roundSeconds, warmUpSpans: warmUpBatches * batchSpans, bodySpans: measuredSpansMax, startMs: startMs + (Math.ceil(storedSpans / batchSpans) + 1) * 1000 },
       true,
     );
-    rows.unshift(ingestRow(measured, stored));
+    const bare = await startBare();
+    try {
+      rows.unshift(ingestRow(await alternateWithBare(bare, undefined, () => loader.round(), spansPerSecond), stored));
+    } finally {
+      await bare.stop();
+      await loader.stop();
+    }
     return rows;
   } finally {
     await service.stop();
@@ -100,49 +108,86 @@ export async function run(): Promise<Row[]> {
   }
 }
 
-/** The median round's throughput, with the service's CPU time per span. */
-function ingestRow(measured: Round[], stored: string): Row {
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const spansPerSecond = median(measured.map((round) => round.spans / round.seconds));
-  const cpuMicros = median(measured.map((round) => (round.serviceCpuSeconds * 1e6) / round.spans));
-  const failures = measured.reduce((total, round) => total + round.failures, 0);
+const spansPerSecond = (round: Round) => round.spans / round.seconds;
+
+/**
+ * The median round's throughput (the target is in spans per second), with the service's CPU time
+ * per span and the bare server measured between the rounds: this figure is not a ratio, so it
+ * moves with the machine's speed, and the bare server's rate and the ingest's ratio to it tell a
+ * slow machine from a slow build.
+ */
+function ingestRow(measured: Alternation<Round>, stored: string): Row {
+  const { runs, bareRuns, ratios } = measured;
+  const throughput = median(runs.map(spansPerSecond));
+  const cpuMicros = median(runs.map((round) => (round.serviceCpuSeconds * 1e6) / round.spans));
+  const failures = runs.reduce((total, round) => total + round.failures, 0);
+  const bareRps = median(bareRuns.map((run) => run.requestsPerSecond));
+  const otherCores = Math.max(...bareRuns.map((run) => run.otherCores));
   return {
     name: `POST /v1/traces (protobuf from the SDK serializer, ${batchSpans}-span batches, ${senders} connections, ${stored} stored)`,
-    value: spansPerSecond,
+    value: throughput,
     unit: 'spans/s',
     target: `>= ${ingestSpansPerSecondMin.toLocaleString('en-US')} spans/s`,
-    pass: spansPerSecond >= ingestSpansPerSecondMin && failures === 0,
-    note: `${cpuMicros.toFixed(1)} us CPU per span; median of ${measured.length} rounds; ${placement}; durable when acknowledged${failures ? `, ${failures} failures` : ''}`,
+    pass: throughput >= ingestSpansPerSecondMin && failures === 0,
+    note:
+      `${cpuMicros.toFixed(1)} us CPU per span; median of ${runs.length} rounds alternating with the bare server ` +
+      `(${Math.round(bareRps).toLocaleString('en-US')} req/s; spans per bare request ${ratios.map((ratio) => ratio.toFixed(2)).join('/')}, ` +
+      `median ${median(ratios).toFixed(2)}); other work <= ${otherCores.toFixed(2)} cores; durable when acknowledged${failures ? `, ${failures} failures` : ''}`,
   };
 }
 
-/** Runs the load generator (beside the harness's, or anywhere when `pinned` is false) against the service; resolves with its rounds. */
-async function ingest(
-  service: ServiceProcess,
-  setup: SetUp,
-  phase: Pick<LoadPlan, 'rounds' | 'warmUpSpans' | 'bodySpans' | 'startMs'> & Partial<Pick<LoadPlan, 'roundSeconds' | 'roundSpans'>>,
-  pinned: boolean,
-): Promise<Round[]> {
-  const plan: LoadPlan = {
-    url: service.url,
-    apiKey: setup.apiKey,
-    jobIds: setup.jobIds,
-    servicePid: service.pid,
-    connections: senders,
-    batchSpans,
-    spansPerTrace,
-    services,
-    ...phase,
-  };
-  const args = ['--import', import.meta.resolve('tsx'), join(root, 'bench/otlp-load.ts')];
-  const [command, commandArgs] = pinned ? nodeOnLoadCore(args) : [process.execPath, args];
-  const child = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdin.end(JSON.stringify(plan));
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as Round[]) : reject(new Error(`the load generator exited with ${code}`))));
-  });
+/** The load generator (bench/otlp-load.ts) in its own process, sending a round when asked. */
+class OtlpLoader {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly lines: AsyncIterator<string>,
+  ) {}
+
+  /** Starts it beside the harness's load generator (anywhere when `pinned` is false); resolves once it has warmed up. */
+  static async start(
+    service: ServiceProcess,
+    setup: SetUp,
+    phase: Pick<LoadPlan, 'warmUpSpans' | 'bodySpans' | 'startMs'> & Partial<Pick<LoadPlan, 'roundSeconds' | 'roundSpans'>>,
+    pinned: boolean,
+  ): Promise<OtlpLoader> {
+    const plan: LoadPlan = {
+      url: service.url,
+      apiKey: setup.apiKey,
+      jobIds: setup.jobIds,
+      servicePid: service.pid,
+      connections: senders,
+      batchSpans,
+      spansPerTrace,
+      services,
+      ...phase,
+    };
+    const args = ['--import', import.meta.resolve('tsx'), join(root, 'bench/otlp-load.ts')];
+    const [command, commandArgs] = pinned ? nodeOnLoadCore(args) : [process.execPath, args];
+    const child = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
+    child.stdin.write(`${JSON.stringify(plan)}\n`);
+    const loader = new OtlpLoader(child, createInterface({ input: child.stdout })[Symbol.asyncIterator]());
+    await loader.nextLine();
+    return loader;
+  }
+
+  /** Sends one round and resolves with it. */
+  async round(): Promise<Round> {
+    this.child.stdin!.write('round\n');
+    return JSON.parse(await this.nextLine()) as Round;
+  }
+
+  /** Ends its input, and resolves once it has exited. */
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin!.end();
+    await exited;
+  }
+
+  private async nextLine(): Promise<string> {
+    const { value, done } = await this.lines.next();
+    if (done) throw new Error(`the load generator ended early (exit ${this.child.exitCode})`);
+    return value;
+  }
 }
 
 interface SetUp {
