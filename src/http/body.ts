@@ -58,24 +58,21 @@ export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
  * The request body's bytes, read by raw-body: refused past `bytesMax` bytes (413, before reading
  * when its declared length says so) and when it stops short of that length (400).
  */
-export function readBodyBytes(ctx: Context, bytesMax: number): Promise<Buffer> {
-  return refusedInWords(getRawBody(ctx.req, { limit: bytesMax, length: ctx.request.length }), ctx, bytesMax);
-}
-
-/** The body as UTF-8 text, a leading byte-order mark dropped (raw-body's decoder, as co-body's). */
-function readBodyText(ctx: Context, bytesMax: number): Promise<string> {
-  return refusedInWords(getRawBody(ctx.req, { limit: bytesMax, length: ctx.request.length, encoding: 'utf8' }), ctx, bytesMax);
-}
-
-/** raw-body's refusals as the API words them; the client's own failures to send are 400s. */
-async function refusedInWords<T>(read: Promise<T>, ctx: Context, bytesMax: number): Promise<T> {
+export async function readBodyBytes(ctx: Context, bytesMax: number): Promise<Buffer> {
   try {
-    return await read;
+    return await getRawBody(ctx.req, { limit: bytesMax, length: ctx.request.length });
   } catch (error) {
+    // raw-body's refusals as the API words them; the client's own failures to send are 400s.
     if ((error as { status?: number }).status !== 413) throw fail.badRequest('The request body was not received completely.');
     ctx.req.resume(); // the rest is drained unread, so the answer can be sent
     throw fail.payloadTooLarge(bytesMax);
   }
+}
+
+/** The body as UTF-8 text, a leading byte-order mark dropped (as co-body reads it). */
+async function readBodyText(ctx: Context, bytesMax: number): Promise<string> {
+  const text = (await readBodyBytes(ctx, bytesMax)).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Any JSON value ('' for no text), as co-body parses it: object keys named __proto__ are refused. */
