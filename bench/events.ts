@@ -5,11 +5,7 @@
 // commit, so the event's lag is measured from the moment the prober holds the reply (the commit
 // is acknowledged) to the moment each stream holds the event; the time from sending the POST to
 // holding the event (commit included) is reported beside it.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { load, nodeOnLoadCore, type Row, startService } from './harness.ts';
-import { root } from '../scripts/service-process.ts';
+import { load, type Row, startLineChild, startService } from './harness.ts';
 
 const streams = 100;
 const probePrefix = 'probe-';
@@ -126,20 +122,12 @@ interface Received {
 
 /** Starts the readers' process and resolves once every stream is open. */
 async function startReaders(url: string, token: string): Promise<{ finish(): Promise<Received> }> {
-  const [command, args] = nodeOnLoadCore(['--import', 'tsx', join(root, 'bench/event-readers.ts'), url, String(streams), token, probePrefix]);
-  const child = spawn(command, args, {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done || !(JSON.parse(first.value) as { ready?: boolean }).ready) throw new Error('the event readers did not start');
+  const readers = await startLineChild(['bench/event-readers.ts', url, String(streams), token, probePrefix]);
   return {
     async finish() {
-      child.stdin!.end();
-      const last = await lines.next();
-      if (last.done) throw new Error('the event readers ended without a report');
-      return JSON.parse(last.value) as Received;
+      const [report] = await readers.end();
+      if (report === undefined) throw new Error('the event readers ended without a report');
+      return JSON.parse(report) as Received;
     },
   };
 }

@@ -37,9 +37,45 @@ function nodeOn(core: number | undefined, args: string[]): [string, string[]] {
   return ['taskset', ['-c', String(core), process.execPath, ...args]];
 }
 
-/** The command running `node <args>` beside the load generator (clients such as stream readers). */
-export function nodeOnLoadCore(args: string[]): [string, string[]] {
-  return nodeOn(loadCore, args);
+/** A process that talks in lines (startLineChild). */
+export interface LineChild {
+  /** Sends one line to its stdin. */
+  send(line: string): void;
+  /** The next line it prints. */
+  next(): Promise<string>;
+  /** Ends its stdin; resolves with the lines it printed after, once its stdout has closed. */
+  end(): Promise<string[]>;
+}
+
+/**
+ * A bench/ script in a process of its own, beside the load generator (anywhere when `pinned` is
+ * false), that talks in lines: it reads `input` (if any) as its first line, prints
+ * `{"ready":true}` once it is ready, answers lines sent to it with lines of its own, and ends when
+ * its stdin does. Resolves once it is ready.
+ */
+export async function startLineChild(scriptAndArgs: string[], options: { pinned?: boolean; input?: string } = {}): Promise<LineChild> {
+  const [script = '', ...args] = scriptAndArgs;
+  const nodeArgs = ['--import', tsx, join(root, script), ...args];
+  const [command, commandArgs] = nodeOn(options.pinned === false ? undefined : loadCore, nodeArgs);
+  const child = spawn(command, commandArgs, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`${script} ended early (exit ${child.exitCode})`);
+    return value;
+  };
+  if (options.input !== undefined) child.stdin!.write(`${options.input}\n`);
+  if (!(JSON.parse(await next()) as { ready?: boolean }).ready) throw new Error(`${script} did not start`);
+  return {
+    send: (line) => void child.stdin!.write(`${line}\n`),
+    next,
+    async end() {
+      child.stdin!.end();
+      const rest: string[] = [];
+      for (let line = await lines.next(); !line.done; line = await lines.next()) rest.push(line.value);
+      return rest;
+    },
+  };
 }
 
 /** Recovering a million records takes seconds; a service not healthy by then has failed. */

@@ -7,13 +7,10 @@
 // core, and the load generator (bench/otlp-load.ts) runs in its own process on another core, its
 // rounds alternating with the bare server's as every throughput figure's do. `--quick` fills
 // 100,000 spans instead.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { root } from '../scripts/service-process.ts';
 import type { LoadPlan, Round } from './otlp-load.ts';
-import { alternateWithBare, type Alternation, load, median, nodeOnLoadCore, procStatus, quick, removeDir, roundSeconds, rounds, type Row, type ServiceProcess, startBare, startService } from './harness.ts';
+import { alternateWithBare, type Alternation, load, median, procStatus, quick, removeDir, roundSeconds, rounds, type Row, type ServiceProcess, startBare, startLineChild, startService } from './harness.ts';
 
 const batchSpans = 512;
 const spansPerTrace = 8;
@@ -37,7 +34,7 @@ export async function run(): Promise<Row[]> {
   try {
     const setup = await setUp(filling.url);
     const before = memoryOf(filling);
-    const filler = await OtlpLoader.start(filling, setup, { warmUpSpans: 0, roundSpans: storedSpans, bodySpans: storedSpans, startMs }, false);
+    const filler = await startOtlpLoader(filling, setup, { warmUpSpans: 0, roundSpans: storedSpans, bodySpans: storedSpans, startMs }, false);
     const filled = await filler.round();
     await filler.stop();
     const after = memoryOf(filling);
@@ -88,7 +85,7 @@ export async function run(): Promise<Row[]> {
       pass: growth.anonMb <= rssGrowthMbMax * (storedSpans / 1_000_000),
       note: `VmRSS grew ${Math.round(growth.anonMb + growth.fileMb)} MB in all, ${Math.round(growth.fileMb)} MB of it mapped store pages; store on disk ${Math.round(diskMb(service.dataDir))} MB`,
     });
-    const loader = await OtlpLoader.start(
+    const loader = await startOtlpLoader(
       service,
       setup,
       { roundSeconds, warmUpSpans: warmUpBatches * batchSpans, bodySpans: measuredSpansMax, startMs: startMs + (Math.ceil(storedSpans / batchSpans) + 1) * 1000 },
@@ -132,62 +129,44 @@ function ingestRow(measured: Alternation<Round>, stored: string): Row {
     note:
       `${cpuMicros.toFixed(1)} us CPU per span; median of ${runs.length} rounds alternating with the bare server ` +
       `(${Math.round(bareRps).toLocaleString('en-US')} req/s; spans per bare request ${ratios.map((ratio) => ratio.toFixed(2)).join('/')}, ` +
-      `median ${median(ratios).toFixed(2)}); other work <= ${otherCores.toFixed(2)} cores; durable when acknowledged${failures ? `, ${failures} failures` : ''}`,
+      `median ${median(ratios).toFixed(2)}); other work during the bare runs <= ${otherCores.toFixed(2)} cores; durable when acknowledged${failures ? `, ${failures} failures` : ''}`,
   };
 }
 
-/** The load generator (bench/otlp-load.ts) in its own process, sending a round when asked. */
-class OtlpLoader {
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly lines: AsyncIterator<string>,
-  ) {}
+/** The load generator (bench/otlp-load.ts) in its own process, warmed up, sending a round when asked. */
+interface OtlpLoader {
+  round(): Promise<Round>;
+  stop(): Promise<void>;
+}
 
-  /** Starts it beside the harness's load generator (anywhere when `pinned` is false); resolves once it has warmed up. */
-  static async start(
-    service: ServiceProcess,
-    setup: SetUp,
-    phase: Pick<LoadPlan, 'warmUpSpans' | 'bodySpans' | 'startMs'> & Partial<Pick<LoadPlan, 'roundSeconds' | 'roundSpans'>>,
-    pinned: boolean,
-  ): Promise<OtlpLoader> {
-    const plan: LoadPlan = {
-      url: service.url,
-      apiKey: setup.apiKey,
-      jobIds: setup.jobIds,
-      servicePid: service.pid,
-      connections: senders,
-      batchSpans,
-      spansPerTrace,
-      services,
-      ...phase,
-    };
-    const args = ['--import', import.meta.resolve('tsx'), join(root, 'bench/otlp-load.ts')];
-    const [command, commandArgs] = pinned ? nodeOnLoadCore(args) : [process.execPath, args];
-    const child = spawn(command, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'] });
-    child.stdin.write(`${JSON.stringify(plan)}\n`);
-    const loader = new OtlpLoader(child, createInterface({ input: child.stdout })[Symbol.asyncIterator]());
-    await loader.nextLine();
-    return loader;
-  }
-
-  /** Sends one round and resolves with it. */
-  async round(): Promise<Round> {
-    this.child.stdin!.write('round\n');
-    return JSON.parse(await this.nextLine()) as Round;
-  }
-
-  /** Ends its input, and resolves once it has exited. */
-  async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin!.end();
-    await exited;
-  }
-
-  private async nextLine(): Promise<string> {
-    const { value, done } = await this.lines.next();
-    if (done) throw new Error(`the load generator ended early (exit ${this.child.exitCode})`);
-    return value;
-  }
+/** Starts it beside the harness's load generator (anywhere when `pinned` is false). */
+async function startOtlpLoader(
+  service: ServiceProcess,
+  setup: SetUp,
+  phase: Pick<LoadPlan, 'warmUpSpans' | 'bodySpans' | 'startMs'> & Partial<Pick<LoadPlan, 'roundSeconds' | 'roundSpans'>>,
+  pinned: boolean,
+): Promise<OtlpLoader> {
+  const plan: LoadPlan = {
+    url: service.url,
+    apiKey: setup.apiKey,
+    jobIds: setup.jobIds,
+    servicePid: service.pid,
+    connections: senders,
+    batchSpans,
+    spansPerTrace,
+    services,
+    ...phase,
+  };
+  const loader = await startLineChild(['bench/otlp-load.ts'], { pinned, input: JSON.stringify(plan) });
+  return {
+    async round() {
+      loader.send('round');
+      return JSON.parse(await loader.next()) as Round;
+    },
+    async stop() {
+      await loader.end();
+    },
+  };
 }
 
 interface SetUp {
