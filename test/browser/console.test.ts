@@ -105,6 +105,13 @@ async function signIn(page: Page, email: string, secret: string): Promise<void> 
   await page.click('form:not([hidden]) button[type=submit]');
 }
 
+/** Signs in and waits for the page behind the sign-in card: until it goes, nothing is loading yet, so `settled` alone could pass too early. */
+async function signInAndSettle(page: Page, email: string, secret: string): Promise<void> {
+  await signIn(page, email, secret);
+  await page.locator('.sign-in-card').waitFor({ state: 'hidden' });
+  await settled(page);
+}
+
 function assertNoProblems(context: Context): void {
   assert.equal(context.problems, [], `the pages reported: ${context.problems.join('\n')}`);
 }
@@ -118,8 +125,7 @@ walk('sign in with email and password; a wrong password says why; sign-out forge
   await page.getByText('No active account found with the given credentials').waitFor();
   assert.is(await page.evaluate(() => sessionStorage.length), 0, 'nothing kept after a failed sign-in');
 
-  await signIn(page, 'ada@example.com', password);
-  await settled(page);
+  await signInAndSettle(page, 'ada@example.com', password);
   assert.equal((await rows(page, 'projects')).map((row) => row[0]), [hostile('project name'), 'Customer support']);
   assert.is(await page.locator('#who-name').textContent(), 'ada@example.com');
   assert.ok(await page.evaluate(() => sessionStorage.getItem('overmind.console.token')), 'the token is kept for the tab');
@@ -138,8 +144,7 @@ walk('sign in with email and password; a wrong password says why; sign-out forge
   await page.getByText('Your session has ended: sign in again to see this page.').waitFor();
   assert.is(await page.evaluate(() => sessionStorage.getItem('overmind.console.token')), null, 'the refused token is forgotten');
 
-  await signIn(page, 'ada@example.com', password);
-  await settled(page);
+  await signInAndSettle(page, 'ada@example.com', password);
   assertNoProblems(context);
 });
 
