@@ -62,6 +62,18 @@ export class SpanStore {
   readonly order: KvDb;
   readonly links: KvDb;
   readonly counts: KvDb;
+  /**
+   * Every trace id the store holds, and perhaps some it no longer holds: an id not in it starts a
+   * new trace for certain, and costs no read. Nearly every trace an export brings is new, and the
+   * range read that looked for it in every project cost a new trace more than the rest of its
+   * decision. Built from the store by the first decision that needs it; decisions add the traces
+   * they create, so a commit that fails leaves ids that were never stored, which only cost that
+   * read. Removed traces leave their ids too, until they are as many as half the set: then the
+   * next decision builds it again. Only decisions read or change it, one at a time, so it always
+   * covers the committed store they read.
+   */
+  private traceIds: Set<string> | undefined;
+  private traceIdsRemoved = 0;
 
   constructor(
     readonly kv: Kv,
@@ -122,6 +134,31 @@ export class SpanStore {
     }
     ops.push(...change.ops());
     return { ops, removed };
+  }
+
+  /** Whether a trace may be stored in some project (see traceIds); run by decisions only. */
+  mayHoldTrace(traceId: string): boolean {
+    this.traceIds ??= this.storedTraceIds();
+    return this.traceIds.has(traceId);
+  }
+
+  /** A decision stores a trace (in some project). */
+  traceAdded(traceId: string): void {
+    this.traceIds?.add(traceId);
+  }
+
+  /** A decision removes a trace from a project: its id stays until the set is built again. */
+  traceRemoved(): void {
+    if (this.traceIds && ++this.traceIdsRemoved > this.traceIds.size / 2) {
+      this.traceIds = undefined;
+      this.traceIdsRemoved = 0;
+    }
+  }
+
+  private storedTraceIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const key of this.traces.keys({ start: [] })) ids.add(key[0] as string);
+    return ids;
   }
 
   // ---- reads ----
@@ -393,9 +430,13 @@ class Change {
     if (!head) {
       ops.push({ db: store.traces, key: [traceId, project] });
       this.count(project, 'traces', '', '', -1);
+      store.traceRemoved();
       return;
     }
-    if (!before) this.count(project, 'traces', '', '', 1);
+    if (!before) {
+      this.count(project, 'traces', '', '', 1);
+      store.traceAdded(traceId);
+    }
     if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
     const entry: TraceEntry = { head, spans, tokens: state.tokens, ...(since === undefined ? {} : { since }) };
     ops.push({ db: store.traces, key: [traceId, project], value: entry });
@@ -415,10 +456,12 @@ class Change {
     let byProject = this.traces.get(traceId);
     if (!byProject) {
       byProject = new Map();
-      const range = { start: [traceId], end: prefixEnd([traceId]) };
-      for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
-        const project = key[1] as string;
-        byProject.set(project, newTraceState(project, traceId, value));
+      if (this.store.mayHoldTrace(traceId)) {
+        const range = { start: [traceId], end: prefixEnd([traceId]) };
+        for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
+          const project = key[1] as string;
+          byProject.set(project, newTraceState(project, traceId, value));
+        }
       }
       this.traces.set(traceId, byProject);
     }
