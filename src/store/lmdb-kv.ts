@@ -120,8 +120,10 @@ export class LmdbKv implements Kv {
    * next one: late ops are made and `requires` is checked in the callback, where reads see every
    * earlier write, before anything is put.
    */
-  async write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
-    await this.env.transaction(() => {
+  write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
+    // Not async: an async function's frame would hold `late`, and the ops it made, until the
+    // commit is durable.
+    return this.env.transaction(() => {
       const { ops, requires } = typeof late === 'function' ? late() : { ops: late, requires: undefined };
       if (requires && !(requires.db as LmdbDb).handle.doesExist(requires.key as LmdbKey)) throw new RequiredKeyMissing(requires);
       for (const op of ops) {

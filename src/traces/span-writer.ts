@@ -74,33 +74,39 @@ export class SpanWriter {
     this.request();
   }
 
-  /** Requests a write unless one is waiting to begin already; it decides when it begins. */
+  /**
+   * Requests a write unless one is waiting to begin already; it decides when it begins. Only the
+   * answers wait for the commit: the spans and the ops are let go once they are put, so that the
+   * exports in flight do not survive garbage collections and get copied by each.
+   */
   private request(): void {
     if (this.requested || this.waiting.length === 0) return;
     this.requested = true;
     this.unsettled++;
-    let decision: Decision | undefined;
-    let taken: Task[] = [];
+    let decided: { wrote: boolean; answer(): void } | undefined;
+    let rejects: ((error: unknown) => void)[] = [];
     const written = this.store.kv.write(() => {
       this.requested = false;
-      taken = this.take();
+      const taken = this.take();
+      rejects = taken.map((task) => task.reject);
       // More waits than one commit takes: the next write begins as soon as this one commits. It is
       // requested once this transaction's callbacks are done, or it would join this transaction.
       if (this.waiting.length > 0) queueMicrotask(() => this.request());
-      decision = this.decide(taken);
-      return { ops: decision.ops };
+      const { ops, answer } = this.decide(taken);
+      decided = { wrote: ops.length > 0, answer };
+      return { ops };
     });
     written.then(
       () => {
-        if (decision!.ops.length > 0) this.options.outcome(true);
-        decision!.answer();
+        if (decided!.wrote) this.options.outcome(true);
+        decided!.answer();
       },
       (error: unknown) => {
         // A decision that threw wrote nothing and answers with its own error; a failed commit
         // wrote nothing either, and its exports get 503.
-        if (decision) this.options.outcome(false, error);
-        const answer = decision ? new ActorUnavailable('store_failed', 1) : error;
-        for (const task of taken) task.reject(answer);
+        if (decided) this.options.outcome(false, error);
+        const answer = decided ? new ActorUnavailable('store_failed', 1) : error;
+        for (const reject of rejects) reject(answer);
       },
     ).finally(() => this.settled());
   }
@@ -126,11 +132,13 @@ export class SpanWriter {
     const head = tasks[0]!;
     if (head.kind === 'remove') {
       const { ops, removed } = this.store.removalOps(head.project, head.before, head.limit);
-      return { ops, answer: () => head.resolve(removed) };
+      const { resolve } = head;
+      return { ops, answer: () => resolve(removed) };
     }
     const ingests = tasks as Ingest[];
     const { ops, stored, refused } = this.store.ingestOps(ingests.map((task) => task.spans));
-    return { ops, answer: () => ingests.forEach((task, i) => task.resolve({ stored: stored[i]!, refused: refused[i]! })) };
+    const resolves = ingests.map((task) => task.resolve);
+    return { ops, answer: () => resolves.forEach((resolve, i) => resolve({ stored: stored[i]!, refused: refused[i]! })) };
   }
 
   private settled(): void {

@@ -44,10 +44,12 @@ export class Traces {
    * Stores the spans not stored yet, unless their trace is full; resolves with how many were
    * stored and refused, once they are durable.
    */
-  async ingest(spans: readonly SpanRecord[]): Promise<Ingested> {
-    const ingested = await this.writer.ingest(spans);
-    this.spansStored += ingested.stored;
-    return ingested;
+  ingest(spans: readonly SpanRecord[]): Promise<Ingested> {
+    // Not async: its frame would hold the spans until the commit is durable (see SpanWriter).
+    return this.writer.ingest(spans).then((ingested) => {
+      this.spansStored += ingested.stored;
+      return ingested;
+    });
   }
 
   /**

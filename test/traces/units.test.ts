@@ -2,6 +2,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { LmdbKv } from '../../src/store/lmdb-kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { jsonText } from '../../src/traces/json-text.ts';
@@ -10,6 +12,9 @@ import { decodeExportRequest, OtlpDecodeError } from '../../src/traces/otlp.ts';
 import { slugify } from '../../src/traces/slug.ts';
 import { pack, shownDetail, spanJson, type SpanRecord } from '../../src/traces/span-record.ts';
 import { SpanStore } from '../../src/traces/span-store.ts';
+import { SpanWriter } from '../../src/traces/span-writer.ts';
+import { FaultyKv } from '../helpers/faulty-kv.ts';
+import { until } from '../helpers/wait.ts';
 import { draftSpans } from '../../src/traces/spans.ts';
 import { fullBounds } from '../../src/traces/span-query.ts';
 import { tempDataDir } from '../helpers/service.ts';
@@ -120,6 +125,48 @@ test('an ingest stores each span once: repeats within and across batches and dec
   assert.equal(elsewhere.stored, [0]);
 });
 
+test('a new trace is told from a stored one by the ids the store holds, across a failed commit, removals and a restart', async () => {
+  const kv = new MemoryKv();
+  const store = new SpanStore(kv);
+  const traces = (count: number) => Array.from({ length: count }, (_, i) => span(i, { trace_id: `trace-${i}` }));
+  await apply(store, store.ingestOps([traces(4)]));
+  // A decision whose commit never happened leaves an id that was not stored: the span is new next time.
+  assert.equal(store.ingestOps([[span(9, { trace_id: 'trace-9' })]]).stored, [1]);
+  const retried = store.ingestOps([[span(9, { trace_id: 'trace-9' })]]);
+  assert.equal(retried.stored, [1]);
+  await apply(store, retried);
+  assert.is(store.traceCount(project), 5);
+  // A store opened again builds the ids from what is stored: a stored span is known in any project.
+  const reopened = new SpanStore(kv);
+  assert.equal(reopened.ingestOps([[span(2, { trace_id: 'trace-2', project: 'project-b' }), span(9, { trace_id: 'trace-9' })]]).stored, [0]);
+  // Removing most traces makes the ids be built again; removed traces take spans as new ones.
+  await apply(reopened, reopened.removalOps(project, nanosToHex(3n), 10));
+  assert.is(reopened.traceCount(project), 2);
+  const after = reopened.ingestOps([[span(0, { trace_id: 'trace-0' }), span(3, { trace_id: 'trace-3' }), span(11, { trace_id: 'trace-9' })]]);
+  assert.equal(after.stored, [2]);
+  await apply(reopened, after);
+  assert.equal([...reopened.spansOfTrace('trace-9')].map((stored) => stored.span_id).sort(), ['span-11', 'span-9']);
+  assert.is(reopened.traceCount(project), 3);
+});
+
+test("the writer lets an export's spans go once they are decided: only the answer waits for the commit", async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  kv.queueWrites();
+  const writer = new SpanWriter(new SpanStore(kv), { queueSpansMax: 100, commitSpansMax: 100, outcome: () => {} });
+  let spans: SpanRecord[] | undefined = [span(1), span(2)];
+  const sent = new WeakRef(spans);
+  const sentSpan = new WeakRef(spans[0]!);
+  const ingested = writer.ingest(spans);
+  spans = undefined;
+  await until(() => kv.queued === 1, 'the commit is held');
+  await collectGarbage();
+  assert.is(sent.deref(), undefined, 'the spans array is held while its commit is in flight');
+  assert.is(sentSpan.deref(), undefined, 'a span is held while its commit is in flight');
+  await kv.settleNext();
+  assert.equal(await ingested, { stored: 2, refused: 0 });
+  await writer.stop();
+});
+
 test('a span reads the same from an LMDB store whichever way its detail was kept', async () => {
   const dir = tempDataDir();
   const kv = new LmdbKv(dir);
@@ -162,6 +209,14 @@ function draftedSpan() {
     }],
   });
   return draftSpans(decodeExportRequest(Buffer.from(body), 'json'), 8).spans[0]!;
+}
+
+/** A full collection, then a turn: WeakRefs to what nothing holds are cleared after it. */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  await new Promise((resolve) => setImmediate(resolve));
+  (runInNewContext('gc') as () => void)();
 }
 
 test.run();

@@ -9,6 +9,7 @@ import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type OtlpEn
 import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
+import type { Ingested } from '../../traces/span-store.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from '../../traces/spans.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
@@ -24,38 +25,48 @@ export function traceRoutes(deps: TraceDeps): Route[] {
   const { limits } = config;
   const linker = new SpanLinker(deps);
 
+  // While an export's commit is in flight nothing of it is held but what answers it: exports in
+  // flight that survive a garbage collection are copied by it, and with 512-span exports that
+  // cost more than anything else the collector did. So the functions below that wait for the
+  // commit are not async (an async function's frame holds its variables across an await), and
+  // what they wait with is made where the spans are out of reach (announce, refusedCount).
+
   /**
    * Stores an export's spans, one ingest per project (all in the projects' gates), and announces
    * each project's new spans once they are durable. Resolves with how many spans were refused
    * because their trace was full.
    */
-  const store = async (records: readonly SpanRecord[]): Promise<number> => {
+  const store = (records: readonly SpanRecord[]): Promise<number> => {
     const byProject = new Map<string, SpanRecord[]>();
     for (const record of records) {
       const group = byProject.get(record.project);
       if (group) group.push(record);
       else byProject.set(record.project, [record]);
     }
-    const groups = [...byProject.values()];
     // Worked out now, so that no span is held for the event while its commit is in flight.
-    const announcements = groups.map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
-    const ingested = await registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
-    deps.changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
-    return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
+    const announcements = [...byProject.values()].map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
+    const ingested = registry.gates.pass([...byProject.keys()], () => Promise.all([...byProject.values()].map((spans) => traces.ingest(spans))));
+    return ingested.then(announce(deps, announcements));
   };
 
-  const ingest = async (ctx: ApiContext) => {
-    const encoding = otlpEncoding(ctx);
+  /** Reads, decodes, drafts and links an export, then stores it: resolves once it is durable. */
+  const accept = async (ctx: ApiContext, encoding: OtlpEncoding): Promise<{ rejected: number; refused: number }> => {
     const request = decode(await readOtlpBody(ctx, limits.traceBodyBytesMax), encoding);
     const spans = countSpans(request);
     if (spans > limits.spanBatchMax) {
       throw fail.payloadTooLarge(limits.traceBodyBytesMax, `An export may hold at most ${limits.spanBatchMax} spans, not ${spans}.`);
     }
-    // The drafts are let go once they are records: nothing but their count waits for the commit.
     const { spans: drafts, rejected } = draft(request, limits.jsonDepthMax);
     const links = await linker.linksFor(ctx.state.principal, drafts);
     const receivedAt = clock.nowMs();
-    const refused = drafts.length > 0 ? await store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))) : 0;
+    if (drafts.length === 0) return { rejected, refused: 0 };
+    // Returned, not awaited: this frame, and the export in it, ends here.
+    return store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))).then(refusedCount(rejected));
+  };
+
+  const ingest = async (ctx: ApiContext) => {
+    const encoding = otlpEncoding(ctx);
+    const { rejected, refused } = await accept(ctx, encoding);
     const response = encodeExportResponse(encoding, rejected + refused, refusalReasons(rejected, refused, limits.spansPerTraceMax));
     ctx.status = 200;
     if (encoding === 'protobuf') ctx.type = 'application/x-protobuf';
@@ -147,6 +158,18 @@ function spansIngested(spans: readonly SpanRecord[], traceIdsMax: number): (stor
 }
 
 /** Why spans were refused, for partial_success: malformed ids, full traces, or both ('' for none). */
+/** Publishes the spans each project stored once they are durable; resolves with those refused. */
+function announce(deps: Uses<'changes'>, announcements: readonly ((stored: number) => Published)[]) {
+  return (ingested: readonly Ingested[]): number => {
+    deps.changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
+    return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
+  };
+}
+
+function refusedCount(rejected: number) {
+  return (refused: number) => ({ rejected, refused });
+}
+
 function refusalReasons(malformed: number, full: number, spansPerTraceMax: number): string {
   const reasons: string[] = [];
   if (malformed > 0) reasons.push(idRefusal);
