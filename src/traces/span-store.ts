@@ -24,6 +24,7 @@
 import { defaultLimits } from '../config.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
+import { StoredTraceIds } from './stored-trace-ids.ts';
 
 export const linkDims = ['agent', 'job', 'iteration'] as const;
 export type LinkDim = (typeof linkDims)[number];
@@ -62,18 +63,8 @@ export class SpanStore {
   readonly order: KvDb;
   readonly links: KvDb;
   readonly counts: KvDb;
-  /**
-   * Every trace id the store holds, and perhaps some it no longer holds: an id not in it starts a
-   * new trace for certain, and costs no read. Nearly every trace an export brings is new, and the
-   * range read that looked for it in every project cost a new trace more than the rest of its
-   * decision. Built from the store by the first decision that needs it; decisions add the traces
-   * they create, so a commit that fails leaves ids that were never stored, which only cost that
-   * read. Removed traces leave their ids too, until they are as many as half the set: then the
-   * next decision builds it again. Only decisions read or change it, one at a time, so it always
-   * covers the committed store they read.
-   */
-  private traceIds: Set<string> | undefined;
-  private traceIdsRemoved = 0;
+  /** What decisions know of the trace ids stored, so that a new trace costs no read. */
+  readonly traceIds: StoredTraceIds;
 
   constructor(
     readonly kv: Kv,
@@ -84,6 +75,7 @@ export class SpanStore {
     this.order = kv.db('trace-order');
     this.links = kv.db('span-links');
     this.counts = kv.db('span-counts');
+    this.traceIds = new StoredTraceIds(this.traces);
   }
 
   // ---- decisions (run by SpanWriter only) ----
@@ -94,6 +86,7 @@ export class SpanStore {
    * `spansPerTraceMax` spans (in its project) is refused. Returns what became of each batch.
    */
   ingestOps(batches: readonly (readonly SpanRecord[])[]): { ops: KvOp[]; stored: number[]; refused: number[] } {
+    this.traceIds.advance();
     const ops: KvOp[] = [];
     const change = new Change(this, this.spansPerTraceMax);
     const stored: number[] = [];
@@ -122,6 +115,7 @@ export class SpanStore {
    * or all of them when it is null, with everything that indexes or counts them.
    */
   removalOps(project: string, before: string | null, limit: number): { ops: KvOp[]; removed: number } {
+    this.traceIds.advance();
     const ops: KvOp[] = [];
     const change = new Change(this, this.spansPerTraceMax);
     let removed = 0;
@@ -134,31 +128,6 @@ export class SpanStore {
     }
     ops.push(...change.ops());
     return { ops, removed };
-  }
-
-  /** Whether a trace may be stored in some project (see traceIds); run by decisions only. */
-  mayHoldTrace(traceId: string): boolean {
-    this.traceIds ??= this.storedTraceIds();
-    return this.traceIds.has(traceId);
-  }
-
-  /** A decision stores a trace (in some project). */
-  traceAdded(traceId: string): void {
-    this.traceIds?.add(traceId);
-  }
-
-  /** A decision removes a trace from a project: its id stays until the set is built again. */
-  traceRemoved(): void {
-    if (this.traceIds && ++this.traceIdsRemoved > this.traceIds.size / 2) {
-      this.traceIds = undefined;
-      this.traceIdsRemoved = 0;
-    }
-  }
-
-  private storedTraceIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const key of this.traces.keys({ start: [] })) ids.add(key[0] as string);
-    return ids;
   }
 
   // ---- reads ----
@@ -430,12 +399,12 @@ class Change {
     if (!head) {
       ops.push({ db: store.traces, key: [traceId, project] });
       this.count(project, 'traces', '', '', -1);
-      store.traceRemoved();
+      store.traceIds.removed();
       return;
     }
     if (!before) {
       this.count(project, 'traces', '', '', 1);
-      store.traceAdded(traceId);
+      store.traceIds.added(traceId);
     }
     if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
     const entry: TraceEntry = { head, spans, tokens: state.tokens, ...(since === undefined ? {} : { since }) };
@@ -456,7 +425,7 @@ class Change {
     let byProject = this.traces.get(traceId);
     if (!byProject) {
       byProject = new Map();
-      if (this.store.mayHoldTrace(traceId)) {
+      if (this.store.traceIds.mayHold(traceId)) {
         const range = { start: [traceId], end: prefixEnd([traceId]) };
         for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
           const project = key[1] as string;

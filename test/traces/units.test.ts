@@ -149,6 +149,20 @@ test('a new trace is told from a stored one by the ids the store holds, across a
   assert.is(reopened.traceCount(project), 3);
 });
 
+test('the stored trace ids are read a chunk per decision, and then hold every stored trace', async () => {
+  const kv = new MemoryKv();
+  const ids = Array.from({ length: 5000 }, (_, i) => `trace-${i}`);
+  await kv.write(new SpanStore(kv).ingestOps([ids.map((trace_id, i) => span(i, { trace_id }))]).ops);
+  const reopened = new SpanStore(kv);
+  assert.ok(reopened.traceIds.mayHold('trace-none'), 'before any decision every trace may be stored');
+  reopened.ingestOps([]);
+  assert.ok(reopened.traceIds.mayHold('trace-none'), 'one chunk does not hold 5,000 traces');
+  reopened.ingestOps([]);
+  assert.not.ok(reopened.traceIds.mayHold('trace-none'));
+  assert.equal(ids.filter((id) => !reopened.traceIds.mayHold(id)), []);
+  assert.equal(reopened.ingestOps([ids.map((trace_id, i) => span(i, { trace_id, project: 'project-b' }))]).stored, [0]);
+});
+
 test("the writer lets an export's spans go once they are decided: only the answer waits for the commit", async () => {
   const kv = new FaultyKv(new MemoryKv());
   kv.queueWrites();
