@@ -157,7 +157,6 @@ function spansIngested(spans: readonly SpanRecord[], traceIdsMax: number): (stor
   };
 }
 
-/** Why spans were refused, for partial_success: malformed ids, full traces, or both ('' for none). */
 /** Publishes the spans each project stored once they are durable; resolves with those refused. */
 function announce(deps: Uses<'changes'>, announcements: readonly ((stored: number) => Published)[]) {
   return (ingested: readonly Ingested[]): number => {
@@ -166,10 +165,12 @@ function announce(deps: Uses<'changes'>, announcements: readonly ((stored: numbe
   };
 }
 
+/** The counts an export answers with, once its refused spans are known. */
 function refusedCount(rejected: number) {
   return (refused: number) => ({ rejected, refused });
 }
 
+/** Why spans were refused, for partial_success: malformed ids, full traces, or both ('' for none). */
 function refusalReasons(malformed: number, full: number, spansPerTraceMax: number): string {
   const reasons: string[] = [];
   if (malformed > 0) reasons.push(idRefusal);
