@@ -2,6 +2,9 @@
 // every operation of the document, "Try it out" -> "Execute" on GET /api/health/ shows the live
 // answer, and the page never reaches for a host other than the service (this machine has no
 // network, and the reference must work without one). Needs Debian's chromium package.
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { OpenApiDocument } from '../../src/http/openapi.ts';
@@ -9,6 +12,8 @@ import { browserTimeoutMs as timeoutMs, launchChromium as launch } from '../help
 import { withService } from '../helpers/service.ts';
 
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** Where the page is screenshotted, to be looked at as a reader would (as the console's are). */
+const screenshots = process.env.DOCS_SCREENSHOTS ?? join(tmpdir(), 'overmind-docs-screenshots');
 
 test('Swagger UI renders every operation, executes a call, and loads nothing from another host', async () => {
   await withService(async ({ url }) => {
@@ -45,6 +50,8 @@ test('Swagger UI renders every operation, executes a call, and loads nothing fro
         assert.ok(await page.locator(`.opblock-summary-path[data-path="${known}"]`).first().isVisible(), `${known} is visible`);
       }
       assert.ok(await page.getByText('Service health.').first().isVisible(), 'a summary is visible');
+      mkdirSync(screenshots, { recursive: true });
+      await page.screenshot({ path: join(screenshots, '01-reference.png') });
 
       // Try it out -> Execute on GET /api/health/, which needs no credentials.
       const health = page.locator('.opblock.opblock-get').filter({ has: page.locator('.opblock-summary-path[data-path="/api/health/"]') });
@@ -69,6 +76,7 @@ test('Swagger UI renders every operation, executes a call, and loads nothing fro
       assert.is(body.status, 'healthy', 'the rendered body');
       assert.is(body.storage, 'memory', 'the rendered body');
       assert.ok((await health.locator('.request-url').textContent())?.includes(`${url}/api/health/`), 'the request URL shown is the service\'s');
+      await health.screenshot({ path: join(screenshots, '02-health-executed.png') });
 
       // Nothing but the service (and inline data) was asked for.
       const origin = new URL(url).origin;

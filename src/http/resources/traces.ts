@@ -43,9 +43,11 @@ export function traceRoutes(deps: TraceDeps): Route[] {
       if (group) group.push(record);
       else byProject.set(record.project, [record]);
     }
+    const groups = [...byProject.values()];
     // Worked out now, so that no span is held for the event while its commit is in flight.
-    const announcements = [...byProject.values()].map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
-    const ingested = registry.gates.pass([...byProject.keys()], () => Promise.all([...byProject.values()].map((spans) => traces.ingest(spans))));
+    const announcements = groups.map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
+    // The gate calls this closure at once and keeps nothing of it; what waits is made by announce().
+    const ingested = registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
     return ingested.then(announce(deps, announcements));
   };
 
