@@ -5,16 +5,77 @@
 import type { Json } from '../domain/records.ts';
 
 export function canonicalJson(value: Json): string {
+  const ordered = inCodePointOrder(value);
+  return ordered === unorderable ? written(value) : JSON.stringify(ordered);
+}
+
+/** A value JSON.stringify cannot write in canonical order (below). */
+const unorderable = Symbol('unorderable');
+
+/**
+ * The value with its objects' keys in code-point order: itself where they are already (nothing
+ * copied), else a copy of what needed reordering. JSON.stringify then writes it in one native pass
+ * as one flat string; text built by concatenation is a tree of pieces, and a dataset diff keeps
+ * 100,000 canonical inputs alive, which every scavenge copied piece by piece (half of a cold
+ * diff's time was GC). An object keeps array-index keys ("2", "10") first in numeric order,
+ * whatever order they were added in, so a value with such a key is `unorderable`.
+ */
+function inCodePointOrder(value: Json): Json | typeof unorderable {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: Json[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = inCodePointOrder(value[i]!);
+      if (item === unorderable) return unorderable;
+      if (item !== value[i] && !copy) copy = value.slice(0, i);
+      copy?.push(item);
+    }
+    return copy ?? value;
+  }
+  const keys = Object.keys(value);
+  let sorted = true;
+  for (let i = 0; i < keys.length; i++) {
+    if (isArrayIndex(keys[i]!)) return unorderable;
+    if (i > 0 && compareCodePoints(keys[i - 1]!, keys[i]!) > 0) sorted = false;
+  }
+  if (!sorted) keys.sort(compareCodePoints);
+  // Copies have no prototype, so that a "__proto__" key (JSON.parse makes it an own property) stays one.
+  let copy: { [key: string]: Json } | undefined = sorted ? undefined : Object.create(null);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = inCodePointOrder(value[key]!);
+    if (item === unorderable) return unorderable;
+    if (item !== value[key] && !copy) {
+      copy = Object.create(null) as { [key: string]: Json };
+      for (let j = 0; j < i; j++) copy[keys[j]!] = value[keys[j]!]!;
+    }
+    if (copy) copy[key] = item;
+  }
+  return copy ?? value;
+}
+
+/**
+ * Whether a property key may be ordered as an array index, before every other key. Array indexes
+ * end at 2^32 - 2; any integer key is treated so, which only costs the slower writer.
+ */
+function isArrayIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (!(first >= 48 && first <= 57)) return false;
+  const index = Number(key);
+  return Number.isSafeInteger(index) && String(index) === key;
+}
+
+/** Canonical JSON written piece by piece, for values with array-index keys. */
+function written(value: Json): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  // Loops rather than map/join: a dataset diff writes this for 200,000 datapoints.
   if (Array.isArray(value)) {
     let text = '[';
-    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + canonicalJson(value[i]!);
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + written(value[i]!);
     return `${text}]`;
   }
   const keys = Object.keys(value).sort(compareCodePoints);
   let text = '{';
-  for (let i = 0; i < keys.length; i++) text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]!]!)}`;
+  for (let i = 0; i < keys.length; i++) text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${written(value[keys[i]!]!)}`;
   return `${text}}`;
 }
 

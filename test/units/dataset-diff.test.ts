@@ -36,6 +36,43 @@ test('keys sort by code point: a character above U+FFFF after U+E000..U+FFFF, un
   assert.equal([...keys].sort(compareCodePoints), byBytes, 'code point order is UTF-8 byte order');
 });
 
+test('integer keys, which objects order first, still sort by code point', () => {
+  assert.is(canonicalJson({ b: 1, 10: 2, 9: 3 }), '{"10":2,"9":3,"b":1}');
+  assert.is(canonicalJson([{ z: { 2: 'x', a: [] } }, 'y']), '[{"z":{"2":"x","a":[]}},"y"]');
+  assert.is(canonicalJson({ '01': 1, '1': 2, '4294967295': 3, '-1': 4 }), '{"-1":4,"01":1,"1":2,"4294967295":3}');
+  assert.is(canonicalJson(JSON.parse('{"z":1,"__proto__":{"b":1,"a":2}}') as Json), '{"__proto__":{"a":2,"b":1},"z":1}');
+});
+
+test('canonical JSON is the same text whether the keys came sorted, unsorted, or numeric', () => {
+  // The reference writes every value piece by piece, as the canonical form is defined.
+  const reference = (value: Json): string => {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value);
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    const keys = Object.keys(value).sort(compareCodePoints);
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${reference(value[key]!)}`).join(',')}}`;
+  };
+  const keyPool = ['a', 'b', 'B', 'z', '10', '9', '0', 'é', '\uffff', '\ud83d\ude00', '', '__proto__'];
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const value = (depth: number): Json => {
+    const kind = random(depth > 2 ? 3 : 5);
+    if (kind === 0) return random(2) ? null : random(1000) / 7;
+    if (kind === 1) return keyPool[random(keyPool.length)]!;
+    if (kind === 2) return random(2) === 1;
+    if (kind === 3) return Array.from({ length: random(4) }, () => value(depth + 1));
+    const object: { [key: string]: Json } = {};
+    // defineProperty: as JSON.parse does, "__proto__" becomes an own key.
+    for (let i = random(5); i > 0; i--) Object.defineProperty(object, keyPool[random(keyPool.length)]!, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+    return object;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const sample = value(0);
+    const before = JSON.stringify(sample);
+    assert.is(canonicalJson(sample), reference(sample), before);
+    assert.is(JSON.stringify(sample), before, 'the value itself is left as it was');
+  }
+});
+
 test('sameJson is equality of canonical JSON', () => {
   const values: Json[] = [null, 0, 1, 'a', true, false, [], {}, [1, 2], [2, 1], { a: 1 }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { c: 2 }] }, { a: [1, { c: 3 }] }, { b: 1 }, [null], [[]]];
   for (const a of values) {
