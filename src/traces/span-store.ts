@@ -2,7 +2,8 @@
 // queries range over, so that no span is held as a JavaScript object between requests.
 //
 //   spans        [project, start, trace_id, span_id]        -> the span, less its key (time order per project)
-//   traces       [trace_id, project]                        -> TraceEntry: its spans, its head, its tokens
+//   traces-by-start [project, at, trace_id]                 -> TraceEntry: its spans, its head, its tokens
+//   traces       [trace_id, project]                        -> TraceEntry of a store written before (below)
 //   trace-order  [project, head start, trace_id]            -> head span_id
 //   span-links   [project, agent|job|iteration, id, since, trace_id] -> [start, span_id][] of that trace
 //   span-counts  [project, all|agent|job|iteration, id, service_name] -> spans
@@ -17,14 +18,17 @@
 // entries carry `since` (its head's start when it was first stored, kept in its entry), so new
 // traces append to the link index instead of landing on a random page each (on a million spans a
 // random insert cost ~4x an append). Stores written before `since` was kept have link entries
-// without it ([project, dim, id, trace_id]); those traces keep that key.
+// without it ([project, dim, id, trace_id]); those traces keep that key. A trace's entry is keyed
+// by `at`, its start when it was first stored, and found by its id through TracePlaces (in
+// memory); stores written before keep entries keyed [trace_id, project] in `traces` until the
+// trace changes, when its entry moves (trace-places.ts).
 //
 // This module decides the ops of each change; SpanWriter runs those decisions one at a time, so
 // reads here see committed state only and no decision races another.
 import { defaultLimits } from '../config.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
-import { StoredTraceIds } from './stored-trace-ids.ts';
+import { TracePlaces, type TracePlace } from './trace-places.ts';
 
 export const linkDims = ['agent', 'job', 'iteration'] as const;
 export type LinkDim = (typeof linkDims)[number];
@@ -60,22 +64,25 @@ export interface StartBounds {
 export class SpanStore {
   readonly spans: KvDb;
   readonly traces: KvDb;
+  /** Trace entries of stores written before, keyed [trace_id, project], until they move. */
+  readonly legacyTraces: KvDb;
   readonly order: KvDb;
   readonly links: KvDb;
   readonly counts: KvDb;
-  /** What decisions know of the trace ids stored, so that a new trace costs no read. */
-  readonly traceIds: StoredTraceIds;
+  /** Where each trace's entries are: a trace is found by its id, a new one is new without a read. */
+  readonly places: TracePlaces;
 
   constructor(
     readonly kv: Kv,
     private readonly spansPerTraceMax: number = defaultLimits.spansPerTraceMax,
   ) {
     this.spans = kv.db('spans');
-    this.traces = kv.db('traces');
+    this.traces = kv.db('traces-by-start');
+    this.legacyTraces = kv.db('traces');
     this.order = kv.db('trace-order');
     this.links = kv.db('span-links');
     this.counts = kv.db('span-counts');
-    this.traceIds = new StoredTraceIds(this.traces);
+    this.places = new TracePlaces(this.traces, this.legacyTraces);
   }
 
   // ---- decisions (run by SpanWriter only) ----
@@ -86,7 +93,7 @@ export class SpanStore {
    * `spansPerTraceMax` spans (in its project) is refused. Returns what became of each batch.
    */
   ingestOps(batches: readonly (readonly SpanRecord[])[]): { ops: KvOp[]; stored: number[]; refused: number[] } {
-    this.traceIds.advance();
+    this.places.refresh();
     const ops: KvOp[] = [];
     const change = new Change(this, this.spansPerTraceMax);
     const stored: number[] = [];
@@ -115,7 +122,7 @@ export class SpanStore {
    * or all of them when it is null, with everything that indexes or counts them.
    */
   removalOps(project: string, before: string | null, limit: number): { ops: KvOp[]; removed: number } {
-    this.traceIds.advance();
+    this.places.refresh();
     const ops: KvOp[] = [];
     const change = new Change(this, this.spansPerTraceMax);
     let removed = 0;
@@ -133,12 +140,26 @@ export class SpanStore {
   // ---- reads ----
 
   head(project: string, traceId: string): SpanRef | undefined {
-    return this.traces.get<TraceEntry>([traceId, project])?.head;
+    return this.entry(project, traceId)?.head;
   }
 
   /** The tokens of every span of one trace of a project. */
   traceTokens(project: string, traceId: string): number {
-    return this.traces.get<TraceEntry>([traceId, project])?.tokens ?? 0;
+    return this.entry(project, traceId)?.tokens ?? 0;
+  }
+
+  /** The entry stored at a place, if any (a place may be stale). */
+  entryAt(traceId: string, place: TracePlace): TraceEntry | undefined {
+    return place.at === null ? this.legacyTraces.get<TraceEntry>([traceId, place.project]) : this.traces.get<TraceEntry>([place.project, place.at, traceId]);
+  }
+
+  private entry(project: string, traceId: string): TraceEntry | undefined {
+    for (const place of this.places.of(traceId)) {
+      if (place.project !== project) continue;
+      const entry = this.entryAt(traceId, place);
+      if (entry) return entry;
+    }
+    return undefined;
   }
 
   isHead(span: SpanRecord): boolean {
@@ -183,10 +204,10 @@ export class SpanStore {
 
   /** Every stored span of one trace, in every project. */
   *spansOfTrace(traceId: string): Generator<SpanRecord> {
-    for (const { key, value } of this.traces.range<TraceEntry>({ start: [traceId], end: prefixEnd([traceId]) })) {
-      const project = key[1] as string;
-      for (const [spanId, start] of value.spans) {
-        const span = this.spanAt([project, start, traceId, spanId]);
+    for (const place of this.places.of(traceId)) {
+      const entry = this.entryAt(traceId, place);
+      for (const [spanId, start] of entry?.spans ?? []) {
+        const span = this.spanAt([place.project, start, traceId, spanId]);
         if (span) yield span;
       }
     }
@@ -312,6 +333,8 @@ interface TraceState {
   project: string;
   traceId: string;
   before: TraceEntry | undefined;
+  /** The start its stored entry is keyed by, null for a legacy entry, undefined for a new trace. */
+  at: string | null | undefined;
   spans: SpanRef[];
   ids: Set<string>;
   removed: Set<string>;
@@ -397,18 +420,22 @@ class Change {
     if (before && headMoved) ops.push({ db: store.order, key: [project, before.head[1], traceId] });
     for (const link of state.links.values()) this.linkOps(state, link, since, ops);
     if (!head) {
-      ops.push({ db: store.traces, key: [traceId, project] });
+      if (state.at !== undefined) ops.push(entryOp(store, state, state.at));
       this.count(project, 'traces', '', '', -1);
-      store.traceIds.removed();
+      store.places.left();
       return;
     }
-    if (!before) {
-      this.count(project, 'traces', '', '', 1);
-      store.traceIds.added(traceId);
-    }
+    if (!before) this.count(project, 'traces', '', '', 1);
     if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
+    // An entry stays keyed by the start it was first stored at; a legacy entry moves to one.
+    const at = state.at ?? since ?? head[1];
+    if (state.at === null) {
+      ops.push(entryOp(store, state, null));
+      store.places.left();
+    }
+    if (state.at !== at) store.places.added(traceId, project, at);
     const entry: TraceEntry = { head, spans, tokens: state.tokens, ...(since === undefined ? {} : { since }) };
-    ops.push({ db: store.traces, key: [traceId, project], value: entry });
+    ops.push(entryOp(store, state, at, entry));
   }
 
   /** The trace's link entry for one record, rewritten with the spans added and removed. */
@@ -425,12 +452,9 @@ class Change {
     let byProject = this.traces.get(traceId);
     if (!byProject) {
       byProject = new Map();
-      if (this.store.traceIds.mayHold(traceId)) {
-        const range = { start: [traceId], end: prefixEnd([traceId]) };
-        for (const { key, value } of this.store.traces.range<TraceEntry>(range)) {
-          const project = key[1] as string;
-          byProject.set(project, newTraceState(project, traceId, value));
-        }
+      for (const place of this.store.places.of(traceId)) {
+        const entry = this.store.entryAt(traceId, place);
+        if (entry) byProject.set(place.project, newTraceState(place.project, traceId, entry, place.at));
       }
       this.traces.set(traceId, byProject);
     }
@@ -439,7 +463,7 @@ class Change {
 
   private traceState(states: Map<string, TraceState>, project: string, traceId: string): TraceState {
     let state = states.get(project);
-    if (!state) states.set(project, (state = newTraceState(project, traceId, undefined)));
+    if (!state) states.set(project, (state = newTraceState(project, traceId, undefined, undefined)));
     return state;
   }
 
@@ -467,11 +491,12 @@ class Change {
   }
 }
 
-function newTraceState(project: string, traceId: string, before: TraceEntry | undefined): TraceState {
+function newTraceState(project: string, traceId: string, before: TraceEntry | undefined, at: string | null | undefined): TraceState {
   return {
     project,
     traceId,
     before,
+    at,
     spans: before ? [...before.spans] : [],
     ids: new Set(before?.spans.map((ref) => ref[0])),
     removed: new Set(),
@@ -479,6 +504,12 @@ function newTraceState(project: string, traceId: string, before: TraceEntry | un
     changed: false,
     links: new Map(),
   };
+}
+
+/** Puts (or, without an entry, removes) a trace's entry at a place: keyed by start, or legacy (null). */
+function entryOp(store: SpanStore, state: TraceState, at: string | null, entry?: TraceEntry): KvOp {
+  const place = at === null ? { db: store.legacyTraces, key: [state.traceId, state.project] } : { db: store.traces, key: [state.project, at, state.traceId] };
+  return entry ? { ...place, value: entry } : place;
 }
 
 function linkChange(state: TraceState, dim: LinkDim, id: string): LinkChange {

@@ -70,27 +70,29 @@ test('the limit counts per trace, across batches and decisions, and a repeated s
 
 test('a trace stored before link entries carried `since` keeps its entries under their old key', async () => {
   const kv = new MemoryKv();
-  const store = new SpanStore(kv);
+  const earlier = new SpanStore(kv);
   // As an earlier build wrote one span of a trace: no `since` in its entry, links keyed without it.
   const old = span(1, 1);
   const { trace_id, span_id, start_time_ns, project: _, ...stored } = old;
   const ref = [span_id, start_time_ns, true] as const;
   await kv.write([
-    { db: store.spans, key: [project, start_time_ns, trace_id, span_id], value: stored },
-    { db: store.traces, key: [trace_id, project], value: { head: ref, spans: [ref], tokens: 0 } },
-    { db: store.order, key: [project, start_time_ns, trace_id], value: span_id },
-    { db: store.links, key: [project, 'job', 'job-1', trace_id], value: [[start_time_ns, span_id]] },
-    { db: store.counts, key: [project, 'all', '', 'svc'], value: 1 },
-    { db: store.counts, key: [project, 'job', 'job-1', 'svc'], value: 1 },
-    { db: store.counts, key: [project, 'traces'], value: 1 },
+    { db: earlier.spans, key: [project, start_time_ns, trace_id, span_id], value: stored },
+    { db: earlier.legacyTraces, key: [trace_id, project], value: { head: ref, spans: [ref], tokens: 0 } },
+    { db: earlier.order, key: [project, start_time_ns, trace_id], value: span_id },
+    { db: earlier.links, key: [project, 'job', 'job-1', trace_id], value: [[start_time_ns, span_id]] },
+    { db: earlier.counts, key: [project, 'all', '', 'svc'], value: 1 },
+    { db: earlier.counts, key: [project, 'job', 'job-1', 'svc'], value: 1 },
+    { db: earlier.counts, key: [project, 'traces'], value: 1 },
   ]);
+  // The store opens on it (and moves its entry once the trace changes).
+  const store = new SpanStore(kv);
   await kv.write(store.ingestOps([[span(1, 2, { parent_span_id: spanId(1) }), span(2, 3)]]).ops);
   const linked = (trace: number) => [...store.linkedSpans(project, 'job', 'job-1', fullBounds, false)].filter((s) => s.trace_id === traceId(trace));
   assert.equal(linked(1).map((s) => s.span_id), [spanId(1), spanId(2)]);
   assert.equal([...store.links.keys({})].map((key) => key.length).sort(), [4, 5]);
   assert.equal([...store.linkedHeads(project, 'job', 'job-1', fullBounds, false)].map((s) => s.span_id), [spanId(1), spanId(3)]);
   await kv.write(store.removalOps(project, null, 10).ops);
-  for (const db of [store.spans, store.traces, store.order, store.links, store.counts]) assert.equal([...db.keys({})], []);
+  for (const db of [store.spans, store.traces, store.legacyTraces, store.order, store.links, store.counts]) assert.equal([...db.keys({})], []);
 });
 
 test('a span whose detail was packed as a SpanDetail (stores written before) reads as it did', () => {

@@ -149,18 +149,49 @@ test('a new trace is told from a stored one by the ids the store holds, across a
   assert.is(reopened.traceCount(project), 3);
 });
 
-test('the stored trace ids are read a chunk per decision, and then hold every stored trace', async () => {
+test('trace entries are keyed by their first start, and a reopened store finds every trace by its id', async () => {
   const kv = new MemoryKv();
-  const ids = Array.from({ length: 5000 }, (_, i) => `trace-${i}`);
+  const ids = Array.from({ length: 5000 }, (_, i) => `trace-${4999 - i}`);
   await kv.write(new SpanStore(kv).ingestOps([ids.map((trace_id, i) => span(i, { trace_id }))]).ops);
   const reopened = new SpanStore(kv);
-  assert.ok(reopened.traceIds.mayHold('trace-none'), 'before any decision every trace may be stored');
-  reopened.ingestOps([]);
-  assert.ok(reopened.traceIds.mayHold('trace-none'), 'one chunk does not hold 5,000 traces');
-  reopened.ingestOps([]);
-  assert.not.ok(reopened.traceIds.mayHold('trace-none'));
-  assert.equal(ids.filter((id) => !reopened.traceIds.mayHold(id)), []);
+  // Appended in start order, whatever the ids: the first key is the earliest trace's.
+  assert.equal([...reopened.traces.keys({ limit: 1 })], [[project, nanosToHex(0n), 'trace-4999']]);
+  assert.equal(ids.filter((id) => reopened.head(project, id) === undefined), []);
   assert.equal(reopened.ingestOps([ids.map((trace_id, i) => span(i, { trace_id, project: 'project-b' }))]).stored, [0]);
+  // A trace keeps its key when a span starting earlier than its head arrives.
+  await apply(reopened, reopened.ingestOps([[span(-1 + 10_000, { trace_id: 'trace-0', span_id: 'late', start_time_ns: nanosToHex(1n) })]]));
+  assert.equal([...reopened.traces.keys({})].filter((key) => key[2] === 'trace-0'), [[project, nanosToHex(4999n), 'trace-0']]);
+  assert.equal([...reopened.spansOfTrace('trace-0')].map((stored) => stored.span_id).sort(), ['late', 'span-4999']);
+});
+
+test('a store written before keeps entries by trace id: they are read where they are, and move when their trace changes', async () => {
+  const kv = new MemoryKv();
+  const store = new SpanStore(kv);
+  await apply(store, store.ingestOps([[span(1, { trace_id: 'trace-a' }), span(2, { trace_id: 'trace-a' }), span(3, { trace_id: 'trace-b' })]]));
+  // Entries as a store written before keeps them: [trace_id, project] in the `traces` database.
+  const legacy = [...store.traces.range<unknown>({})].flatMap(({ key, value }) => [
+    { db: store.traces, key },
+    { db: store.legacyTraces, key: [key[2]!, key[0]!], value },
+  ]);
+  await kv.write(legacy);
+  const reopened = new SpanStore(kv);
+  assert.equal([...reopened.traces.keys({})], []);
+  assert.equal([...reopened.spansOfTrace('trace-a')].map((stored) => stored.span_id).sort(), ['span-1', 'span-2']);
+  assert.is(reopened.head(project, 'trace-b')?.[0], 'span-3');
+  const more = reopened.ingestOps([[span(1, { trace_id: 'trace-a' }), span(4, { trace_id: 'trace-a' })]]);
+  assert.equal(more.stored, [1], 'a span of a legacy entry is known');
+  await apply(reopened, more);
+  assert.equal([...reopened.legacyTraces.keys({})], [['trace-b', project]], 'the changed trace moved');
+  assert.equal([...reopened.traces.keys({})], [[project, nanosToHex(1n), 'trace-a']]);
+  assert.equal([...reopened.spansOfTrace('trace-a')].map((stored) => stored.span_id).sort(), ['span-1', 'span-2', 'span-4']);
+  assert.is(reopened.traceCount(project), 2);
+  const again = new SpanStore(kv);
+  assert.equal([...again.spansOfTrace('trace-a')].map((stored) => stored.span_id).sort(), ['span-1', 'span-2', 'span-4']);
+  await apply(again, again.removalOps(project, null, 100));
+  assert.equal([...again.legacyTraces.keys({})], []);
+  assert.equal([...again.traces.keys({})], []);
+  assert.is(again.traceCount(project), 0);
+  assert.equal([...again.spansOfTrace('trace-b')], []);
 });
 
 test("the writer lets an export's spans go once they are decided: only the answer waits for the commit", async () => {
