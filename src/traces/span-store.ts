@@ -1,13 +1,13 @@
 // Where spans live: LMDB databases (MemoryKv in memory mode) with the secondary indexes their
 // queries range over, so that no span is held as a JavaScript object between requests.
 //
-//   spans        [project, start, trace_id, span_id]        -> the span, less its key (time order per project)
-//   traces-by-start [project, at, trace_id]                 -> TraceEntry: its spans, its head, its tokens
-//   traces       [trace_id, project]                        -> TraceEntry of a store written before (below)
-//   trace-order  [project, head start, trace_id]            -> head span_id
-//   span-links   [project, agent|job|iteration, id, since, trace_id] -> [start, span_id][] of that trace
-//   span-counts  [project, all|agent|job|iteration, id, service_name] -> spans
-//                [project, 'traces']                        -> traces
+//   spans            [project, start, trace_id, span_id]                   -> the span, less its key (time order per project)
+//   traces-by-start  [project, at, trace_id]                               -> TraceEntry: its spans, its head, its tokens
+//   traces           [trace_id, project]                                   -> TraceEntry of a store written before (below)
+//   trace-order      [project, head start, trace_id]                       -> head span_id
+//   span-links       [project, agent|job|iteration, id, since, trace_id]   -> [start, span_id][] of that trace
+//   span-counts      [project, all|agent|job|iteration, id, service_name]  -> spans
+//                    [project, 'traces']                                   -> traces
 //
 // `start` is a span's start time as 16 hex digits. A trace's head (its row in the trace list) is
 // its root span, or its earliest span while no root has arrived. Everything but the span itself
