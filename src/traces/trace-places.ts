@@ -46,12 +46,10 @@ export class TracePlaces {
 
   /** A decision stores a trace's entry at a place. */
   added(traceId: string, project: string, at: string | null): void {
-    const kept = this.places.get(traceId);
+    const known = this.of(traceId);
+    if (known.some((place) => place.project === project && place.at === at)) return;
     const place = { project: this.project(project), at };
-    if (kept === undefined) this.places.set(traceId, place);
-    else if (!this.of(traceId).some((other) => other.project === project && other.at === at)) {
-      this.places.set(traceId, Array.isArray(kept) ? [...kept, place] : [kept, place]);
-    } else return;
+    this.places.set(traceId, known.length === 0 ? place : [...known, place]);
     this.count++;
   }
 
