@@ -2,7 +2,7 @@
 // one activated with a click) and its jobs.
 import { call, withQuery } from './api.js';
 import { badge, clipped, errorBox, facts, h, link, pageHead, replace, section } from './dom.js';
-import { count, dateTime, jsonBlock, text } from './format.js';
+import { count, dateTime, jsonBlock, tagList, text } from './format.js';
 import { jobsTable } from './project-page.js';
 import { pagedTable } from './table.js';
 
@@ -71,7 +71,7 @@ export async function agentPage({ params, signal }) {
         ['Status', text(agent.status)],
         ['Path', clipped(text(agent.agent_path), 'mono')],
         ['Entrypoint', clipped(text(agent.entrypoint_fn), 'mono')],
-        ['Tags', clipped(agent.tags === null ? '—' : JSON.stringify(agent.tags))],
+        ['Tags', clipped(tagList(agent.tags))],
         ['Created', dateTime(agent.created_at)],
         ['Updated', dateTime(agent.updated_at)],
       ])),

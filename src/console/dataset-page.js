@@ -2,7 +2,7 @@
 // diff it against any other version of the same agent.
 import { call, withQuery } from './api.js';
 import { badge, clipped, facts, h, link, pageHead, section } from './dom.js';
-import { count, dateTime, jsonInline, text } from './format.js';
+import { count, dateTime, jsonInline, tagList, text } from './format.js';
 import { navigate } from './router.js';
 import { pagedTable } from './table.js';
 
@@ -74,5 +74,5 @@ export const datapointColumns = [
   { label: 'Input', cell: (point) => clipped(jsonInline(point.input), 'mono wide') },
   { label: 'Expected output', cell: (point) => clipped(jsonInline(point.expected_output), 'mono wide') },
   { label: 'Persona', cell: (point) => clipped(text(point.persona)) },
-  { label: 'Tags', cell: (point) => clipped(jsonInline(point.tags), 'mono') },
+  { label: 'Tags', cell: (point) => clipped(tagList(point.tags)) },
 ];

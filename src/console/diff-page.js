@@ -3,7 +3,7 @@
 // paged and filtered by kind.
 import { call, withQuery } from './api.js';
 import { badge, h, link, pageHead, section, stat } from './dom.js';
-import { count, jsonInline } from './format.js';
+import { count, jsonInline, tagList } from './format.js';
 import { setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
@@ -91,6 +91,6 @@ function datapointFields(point, other) {
   if (!point) return h('span', { class: 'muted' }, '—');
   return h('dl', { class: 'datapoint' }, fields.flatMap(([field, label]) => {
     const differs = other !== null && JSON.stringify(point[field]) !== JSON.stringify(other[field]);
-    return [h('dt', {}, label), h('dd', { class: differs ? 'mono differs' : 'mono' }, jsonInline(point[field]))];
+    return [h('dt', {}, label), h('dd', { class: differs ? 'mono differs' : 'mono' }, field === 'tags' ? tagList(point.tags) : jsonInline(point[field]))];
   }));
 }

@@ -49,6 +49,23 @@ export function jsonInline(value) {
 }
 
 /**
+ * Tags as a reader writes them ("support, prod"); anything but a list of strings as JSON.
+ * @param {unknown} tags
+ */
+export function tagList(tags) {
+  if (Array.isArray(tags) && tags.length > 0 && tags.every((tag) => typeof tag === 'string')) return tags.join(', ');
+  return jsonInline(tags);
+}
+
+/**
+ * A long id cut in the middle ("0af76519…b9c7c11d"): ids differ anywhere, often only at one end.
+ * @param {string} id
+ */
+export function shortId(id) {
+  return id.length > 17 ? `${id.slice(0, 8)}…${id.slice(-8)}` : id;
+}
+
+/**
  * Any JSON value, indented, for a block of text.
  * @param {unknown} value
  */

@@ -2,7 +2,7 @@
 // span filters of the API do. The filters live in the query string.
 import { call, withQuery } from './api.js';
 import { badge, clipped, h, link, pageHead, section } from './dom.js';
-import { count, dateTime, duration, text } from './format.js';
+import { count, dateTime, duration, shortId, text } from './format.js';
 import { setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
@@ -35,7 +35,7 @@ export async function tracesPage({ query, signal }) {
       { label: 'Duration', numeric: true, cell: (span) => duration(span.duration_ns) },
       { label: 'Tokens', numeric: true, cell: (span) => count(span.total_tokens) },
       { label: 'Status', cell: (span) => (span.status_code === 2 ? badge('error') : badge('ok', 'neutral')) },
-      { label: 'Trace id', cell: (span) => clipped(span.trace_id, 'mono muted short') },
+      { label: 'Trace id', cell: (span) => h('span', { class: 'mono muted', title: span.trace_id }, shortId(span.trace_id)) },
     ],
   });
 

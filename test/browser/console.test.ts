@@ -199,6 +199,7 @@ walk('an agent: fields, eval spec, dataset versions with the active one marked, 
   assert.match((await page.locator('pre.code').textContent()) ?? '', /"structure_weight": 25/);
   const versions = await rows(page, 'datasets');
   assert.equal(versions.map((row) => [row[0], row[5]]), [['v3', 'Activate'], ['v2', 'active'], ['v1', 'Activate']]);
+  assert.ok(await page.getByText('support, prod', { exact: true }).isVisible(), 'tags read as a list, not as JSON');
   await shoot(page, '04-agent');
 
   await page.locator('[data-table="datasets"] tbody tr', { hasText: 'v3' }).getByRole('button', { name: 'Activate' }).click();
@@ -368,7 +369,11 @@ walk('a job with 10,000 iterations is interactive within a second', async (conte
 walk('traces: root spans with the span filters, kept in the URL', async (context) => {
   const { page } = context;
   await visit(context, '/console/traces');
-  assert.is((await rows(page, 'traces')).length, 14, 'twelve small traces, the big one, the hostile one');
+  const traceRows = await rows(page, 'traces');
+  assert.is(traceRows.length, 14, 'twelve small traces, the big one, the hostile one');
+  const shownIds = traceRows.map((row) => row.at(-1)!);
+  assert.ok(shownIds.every((id) => /^[0-9a-f]{8}…[0-9a-f]{8}$/.test(id)), 'ids are cut in the middle, whole in the tooltip');
+  assert.is(new Set(shownIds).size, 14, 'and still tell the traces apart (the seeded ids share their first characters)');
   await shoot(page, '10-traces');
   await page.check('input[name=has_error]');
   await settled(page);
