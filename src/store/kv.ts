@@ -22,6 +22,8 @@ export interface Entry<V = unknown> {
 
 export interface KvDb {
   get<V>(key: Key): V | undefined;
+  /** Whether the key is stored, without reading its value. */
+  has(key: Key): boolean;
   range<V>(options: RangeOptions): Iterable<Entry<V>>;
   keys(options: RangeOptions): Iterable<Key>;
 }

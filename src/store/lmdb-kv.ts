@@ -20,6 +20,10 @@ class LmdbDb implements KvDb {
     return this.handle.get(key as LmdbKey) as V | undefined;
   }
 
+  has(key: Key): boolean {
+    return this.handle.doesExist(key as LmdbKey);
+  }
+
   *range<V>(options: RangeOptions): Iterable<Entry<V>> {
     for (const { key, value } of ours(this.handle.getRange(toLmdbRange(options)), (entry) => entry.key, options.limit)) {
       yield { key: asTuple(key), value: value as V };

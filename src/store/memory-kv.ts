@@ -15,6 +15,10 @@ class MemoryDb implements KvDb {
     return this.entries.find(probe(key))?.value as V | undefined;
   }
 
+  has(key: Key): boolean {
+    return this.entries.find(probe(key)) !== undefined;
+  }
+
   *range<V>(options: RangeOptions): Iterable<Entry<V>> {
     const from = options.start ? this.entries.bisectLeft(probe(options.start)) : 0;
     const to = options.end ? this.entries.bisectLeft(probe(options.end)) : this.entries.length;

@@ -420,9 +420,11 @@ class Change {
     if (before && headMoved) ops.push({ db: store.order, key: [project, before.head[1], traceId] });
     for (const link of state.links.values()) this.linkOps(state, link, since, ops);
     if (!head) {
-      if (state.at !== undefined) ops.push(entryOp(store, state, state.at));
+      if (state.at !== undefined) {
+        ops.push(entryOp(store, state, state.at));
+        store.places.left(traceId, project, state.at);
+      }
       this.count(project, 'traces', '', '', -1);
-      store.places.left();
       return;
     }
     if (!before) this.count(project, 'traces', '', '', 1);
@@ -431,7 +433,7 @@ class Change {
     const at = state.at ?? since ?? head[1];
     if (state.at === null) {
       ops.push(entryOp(store, state, null));
-      store.places.left();
+      store.places.left(traceId, project, null);
     }
     if (state.at !== at) store.places.added(traceId, project, at);
     const entry: TraceEntry = { head, spans, tokens: state.tokens, ...(since === undefined ? {} : { since }) };

@@ -139,7 +139,7 @@ test('a new trace is told from a stored one by the ids the store holds, across a
   // A store opened again builds the ids from what is stored: a stored span is known in any project.
   const reopened = new SpanStore(kv);
   assert.equal(reopened.ingestOps([[span(2, { trace_id: 'trace-2', project: 'project-b' }), span(9, { trace_id: 'trace-9' })]]).stored, [0]);
-  // Removing most traces makes the ids be built again; removed traces take spans as new ones.
+  // Removed traces are forgotten by the next decision, and take spans as new ones.
   await apply(reopened, reopened.removalOps(project, nanosToHex(3n), 10));
   assert.is(reopened.traceCount(project), 2);
   const after = reopened.ingestOps([[span(0, { trace_id: 'trace-0' }), span(3, { trace_id: 'trace-3' }), span(11, { trace_id: 'trace-9' })]]);
@@ -147,6 +147,40 @@ test('a new trace is told from a stored one by the ids the store holds, across a
   await apply(reopened, after);
   assert.equal([...reopened.spansOfTrace('trace-9')].map((stored) => stored.span_id).sort(), ['span-11', 'span-9']);
   assert.is(reopened.traceCount(project), 3);
+});
+
+test("a trace's place is forgotten by the decision after its entry's removal, and kept while an entry is there", async () => {
+  const kv = new MemoryKv();
+  const store = new SpanStore(kv);
+  const places = (traceId: string) => store.places.of(traceId).map((place) => place.at);
+  await apply(store, store.ingestOps([[span(1, { trace_id: 'trace-a' }), span(2, { trace_id: 'trace-b' }), span(3, { trace_id: 'trace-c' })]]));
+  // A removal whose commit failed: the next decision finds the entries still there and keeps their places.
+  store.removalOps(project, null, 10);
+  store.ingestOps([]);
+  assert.equal([places('trace-a'), places('trace-b'), places('trace-c')], [[nanosToHex(1n)], [nanosToHex(2n)], [nanosToHex(3n)]]);
+  // Committed, trace-a and trace-b's places stay until the next decision, which looks up those two only.
+  await apply(store, store.removalOps(project, nanosToHex(3n), 10));
+  assert.equal(places('trace-a'), [nanosToHex(1n)]);
+  let lookups = 0;
+  const has = store.traces.has.bind(store.traces);
+  store.traces.has = (key) => (lookups++, has(key));
+  // That decision stores trace-b again (a new entry at its start): its place is forgotten, then added.
+  await apply(store, store.ingestOps([[span(2, { trace_id: 'trace-b' })]]));
+  assert.is(lookups, 2);
+  assert.equal([places('trace-a'), places('trace-b'), places('trace-c')], [[], [nanosToHex(2n)], [nanosToHex(3n)]]);
+  assert.equal([...store.spansOfTrace('trace-b')].map((stored) => stored.span_id), ['span-2']);
+  // A moved legacy entry's place goes the same way.
+  const legacy = [...store.traces.range<unknown>({ start: [project, nanosToHex(3n)], end: [project, nanosToHex(4n)] })].flatMap(({ key, value }) => [
+    { db: store.traces, key },
+    { db: store.legacyTraces, key: [key[2]!, key[0]!], value },
+  ]);
+  await kv.write(legacy);
+  const reopened = new SpanStore(kv);
+  assert.equal(reopened.places.of('trace-c').map((place) => place.at), [null]);
+  await apply(reopened, reopened.ingestOps([[span(4, { trace_id: 'trace-c' })]]));
+  reopened.ingestOps([]);
+  assert.equal(reopened.places.of('trace-c').map((place) => place.at), [nanosToHex(3n)]);
+  assert.equal([...reopened.spansOfTrace('trace-c')].map((stored) => stored.span_id).sort(), ['span-3', 'span-4']);
 });
 
 test('trace entries are keyed by their first start, and a reopened store finds every trace by its id', async () => {

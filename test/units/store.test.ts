@@ -63,13 +63,14 @@ test('a data directory whose name has a dot is a directory, existing or not (lmd
   }
 });
 
-test('a write is all or nothing; a removal is a write without a value', () =>
+test('a write is all or nothing; a removal is a write without a value; has() tells a stored key', () =>
   withBoth(async (kv) => {
     const db = kv.db('atomic');
     await kv.write([{ db, key: ['k', 1], value: { n: 1 } }, { db, key: ['k', 2], value: { n: 2 } }]);
     await kv.write([{ db, key: ['k', 1] }]);
     assert.is(db.get(['k', 1]), undefined);
     assert.equal(db.get(['k', 2]), { n: 2 });
+    assert.equal([db.has(['k', 1]), db.has(['k', 2]), db.has(['k'])], [false, true, false], kv.kind);
   }));
 
 test('a late write is made when its turn comes and applies only if the key it requires is there by then', () =>
