@@ -82,6 +82,8 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     height: 320,
     scales: { x: { time: false } },
     legend: { live: true },
+    // Away from the chart the legend reads the latest iteration, not blanks.
+    hooks: { setLegend: [(u) => { if (u.legend.idx == null) showLatest(u); }] },
     cursor: { drag: { x: true, y: false }, points: { size: 8 } },
     axes: [
       { label: 'Iteration (in order)', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, incrs: wholeSteps },
@@ -95,6 +97,10 @@ export function scoreChart({ points, baseline, signal, onPick }) {
       { label: 'best so far', stroke: colors.best, width: 2, paths: uPlot.paths.stepped?.({ align: 1 }), points: { show: false } },
       { label: 'baseline', stroke: colors.baseline, width: 1.5, dash: [6, 4], points: { show: false } },
     ],
+  };
+  /** @param {uPlot} u */
+  const showLatest = (u) => {
+    if (shown.length > 0) u.setLegend({ idx: shown.length - 1 }, false);
   };
   const chart = new uPlot(options, seriesOf(points, baseline), element);
   drawn.set(element, chart);
@@ -123,6 +129,8 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     update(next, nextBaseline) {
       shown = next;
       chart.setData(seriesOf(next, nextBaseline));
+      // uPlot keeps the legend's index across new data: the latest is another one now.
+      if ((chart.cursor.left ?? -1) < 0) showLatest(chart);
     },
   };
 }

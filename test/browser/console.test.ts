@@ -309,6 +309,11 @@ walk('a running job updates live: a new iteration is on the page within a second
   assert.ok(liveMs < interactiveMs, `the new iteration appeared in ${liveMs.toFixed(0)} ms`);
   const data = (await chartData(page))!;
   assert.is(data[2]!.at(-1), 0.97, 'undecided, at its score');
+  const legend = () => page.locator('.score-chart .u-legend .u-series').evaluateAll((rows) =>
+    rows.map((row) => `${row.querySelector('.u-label')?.textContent}: ${row.querySelector('.u-value')?.textContent}`));
+  const latest = await legend();
+  assert.equal(latest.slice(0, 5), [`Iteration: #${runningIterations + 1} live-candidate`, 'discard: ', 'no decision: 0.97', 'keep: ', 'best so far: 0.97'],
+    'away from the chart, the legend reads the latest iteration: ' + JSON.stringify(latest));
   assert.is(data[4]!.at(-1), 0.97, 'and the new best so far');
   assert.is(await page.locator('.stat.primary .stat-note').textContent(), 'at live-candidate');
 
@@ -316,6 +321,7 @@ walk('a running job updates live: a new iteration is on the page within a second
   await page.waitForFunction(() => {
     return (window as any).chartDataOf(document.querySelector('.score-chart'))?.[3].at(-1) === 0.97;
   }, undefined, { timeout: 5_000 });
+  assert.equal((await legend()).slice(0, 4), [`Iteration: #${runningIterations + 1} live-candidate`, 'discard: ', 'no decision: ', 'keep: 0.97']);
   assertNoProblems(context);
 });
 
