@@ -9,7 +9,6 @@
 // on hot paths, such as a job's iterations) are grouped during the load, which is linear.
 import { comparatorFor, type OrderKey, type RecordComparator } from './ordering.ts';
 import { SortedList } from './sorted-list.ts';
-import { ShardedMap } from './sharded-map.ts';
 import { nextVersion } from './versions.ts';
 
 export interface Identified {
@@ -105,7 +104,11 @@ export class Collection<T extends Identified> {
   readonly compare: RecordComparator;
   /** Changes with every record added, replaced or removed (versions.ts): answers keep while it holds. */
   version = nextVersion();
-  private readonly records = new ShardedMap<T>();
+  /**
+   * One Map, whose insertion order is about each partition's default order, so that the first
+   * build of an index sorts nearly sorted records (see README, "A stall when a collection doubles").
+   */
+  private readonly records = new Map<string, T>();
   private readonly partitions = new Map<string, Partition<T>>();
 
   constructor(readonly spec: CollectionSpec<T>) {

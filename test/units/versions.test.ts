@@ -43,6 +43,18 @@ test("a collection's version changes with every record added, replaced or remove
   changed('deletePartition');
 });
 
+test('deleting a partition removes its records and only those', () => {
+  const rows = jobsLike();
+  rows.load(Array.from({ length: 5000 }, (_, i) => ({ id: `row-${i}`, project: `p${i % 3}`, status: 'running' })));
+  rows.deletePartition('p1');
+  const left = [...rows.values()].map((row) => row.project);
+  assert.is(left.length, 5000 - 1667);
+  assert.ok(left.every((project) => project !== 'p1'));
+  assert.is(rows.size, left.length);
+  assert.is(rows.get('row-1'), undefined);
+  assert.is(rows.get('row-2')?.project, 'p2');
+});
+
 test('versions name one state of one thing: no two collections or values share one', () => {
   const versions = [jobsLike().version, jobsLike().version, versionOfImmutable({}), versionOfImmutable({})];
   assert.is(new Set(versions).size, versions.length);
