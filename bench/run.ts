@@ -8,6 +8,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'agents', load: () => import('./agents.ts') },
   { name: 'jobs', load: () => import('./jobs.ts') },
   { name: 'traces', load: () => import('./traces.ts') },
+  { name: 'retention', load: () => import('./retention.ts') },
   { name: 'events', load: () => import('./events.ts') },
   { name: 'views', load: () => import('./views.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
