@@ -7,6 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
 import { LmdbKv } from '../src/store/lmdb-kv.ts';
 import { nanosToHex } from '../src/traces/nanos.ts';
 import { pack, type SpanRecord } from '../src/traces/span-record.ts';
@@ -14,8 +15,8 @@ import { SpanStore } from '../src/traces/span-store.ts';
 import { quick, removeDir, type Row } from './harness.ts';
 
 const traces = quick ? 20_000 : 200_000;
-/** Spans per removal decision (LIMIT_TRACE_PRUNE_SPANS_MAX's default unless RETENTION_LIMIT says), and the share of traces removed. */
-const removalLimit = Number(process.env.RETENTION_LIMIT ?? 4_096);
+/** Spans per removal decision, as the service prunes (LIMIT_TRACE_PRUNE_SPANS_MAX), and the share of traces removed. */
+const removalLimit = loadConfig().limits.tracePruneSpansMax;
 const removedShare = 0.8;
 const decisionMsMax = 50;
 const project = 'project-a';
