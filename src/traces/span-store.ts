@@ -292,10 +292,33 @@ function toStored(span: SpanRecord): StoredSpan {
   };
 }
 
+/**
+ * Spelled out too: a spread of the decoded value, then the key's fields, took 37% of a retention
+ * removal's time (bench/retention.ts).
+ */
 function fromStored(key: Key, stored: StoredSpan): SpanRecord {
-  // Spans stored before tokens were counted have none.
-  const tokens = stored.tokens ?? 0;
-  return { ...stored, tokens, project: key[0] as string, start_time_ns: key[1] as string, trace_id: key[2] as string, span_id: key[3] as string };
+  return {
+    trace_id: key[2] as string,
+    span_id: key[3] as string,
+    parent_span_id: stored.parent_span_id,
+    project: key[0] as string,
+    agent: stored.agent,
+    job: stored.job,
+    iteration: stored.iteration,
+    name: stored.name,
+    kind: stored.kind,
+    operation: stored.operation,
+    service_name: stored.service_name,
+    start_time_ns: key[1] as string,
+    end_time_ns: stored.end_time_ns,
+    duration_ns: stored.duration_ns,
+    status_code: stored.status_code,
+    // Spans stored before tokens were counted have none.
+    tokens: stored.tokens ?? 0,
+    received_at: stored.received_at,
+    detail: stored.detail,
+    resource: stored.resource,
+  };
 }
 
 export function spanKey(span: SpanRecord): Key {
