@@ -12,7 +12,7 @@ import { LmdbKv } from '../src/store/lmdb-kv.ts';
 import { nanosToHex } from '../src/traces/nanos.ts';
 import { pack, type SpanRecord } from '../src/traces/span-record.ts';
 import { SpanStore } from '../src/traces/span-store.ts';
-import { quick, removeDir, type Row } from './harness.ts';
+import { median, quick, removeDir, type Row } from './harness.ts';
 
 const traces = quick ? 20_000 : 200_000;
 /** Spans per removal decision, as the service prunes (LIMIT_TRACE_PRUNE_SPANS_MAX), and the share of traces removed. */
@@ -65,7 +65,6 @@ export async function run(): Promise<Row[]> {
       await kv.write(timed(ingests, () => store.ingestOps([])));
     }
     const round = (ms: number) => Math.round(ms * 10) / 10;
-    const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
     const longestIngest = round(Math.max(...ingests));
     const perRemoval = `${removalLimit.toLocaleString('en-US')} spans`;
     return [

@@ -150,7 +150,8 @@ export class SpanStore {
 
   /** The entry stored at a place, if any (a place may be stale). */
   entryAt(traceId: string, place: TracePlace): TraceEntry | undefined {
-    return place.at === null ? this.legacyTraces.get<TraceEntry>([traceId, place.project]) : this.traces.get<TraceEntry>([place.project, place.at, traceId]);
+    const { db, key } = this.places.entryRef(traceId, place.project, place.at);
+    return db.get<TraceEntry>(key);
   }
 
   private entry(project: string, traceId: string): TraceEntry | undefined {
@@ -533,7 +534,7 @@ function newTraceState(project: string, traceId: string, before: TraceEntry | un
 
 /** Puts (or, without an entry, removes) a trace's entry at a place: keyed by start, or legacy (null). */
 function entryOp(store: SpanStore, state: TraceState, at: string | null, entry?: TraceEntry): KvOp {
-  const place = at === null ? { db: store.legacyTraces, key: [state.traceId, state.project] } : { db: store.traces, key: [state.project, at, state.traceId] };
+  const place = store.places.entryRef(state.traceId, state.project, at);
   return entry ? { ...place, value: entry } : place;
 }
 

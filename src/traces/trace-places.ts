@@ -14,7 +14,7 @@
 // left, so that retention's removals cost as they go (re-reading every place once stale ones were
 // half of them held one decision for 208 ms with 200,000 traces). The places are read whole when
 // the store opens (~125,000 keys for a million spans).
-import type { KvDb } from '../store/kv.ts';
+import type { KvDb, KvRef } from '../store/kv.ts';
 
 export interface TracePlace {
   readonly project: string;
@@ -47,6 +47,11 @@ export class TracePlaces {
     return kept === undefined ? none : Array.isArray(kept) ? kept : [kept];
   }
 
+  /** Where a trace's entry at a place is stored: the one statement of both key layouts. */
+  entryRef(traceId: string, project: string, at: string | null): KvRef {
+    return at === null ? { db: this.legacy, key: [traceId, project] } : { db: this.byStart, key: [project, at, traceId] };
+  }
+
   /** A decision stores a trace's entry at a place. */
   added(traceId: string, project: string, at: string | null): void {
     const known = this.of(traceId);
@@ -69,8 +74,8 @@ export class TracePlaces {
     const leaving = this.leaving;
     this.leaving = [];
     for (const { traceId, project, at } of leaving) {
-      const key = at === null ? [traceId, project] : [project, at, traceId];
-      if (!(at === null ? this.legacy : this.byStart).has(key)) this.forget(traceId, project, at);
+      const { db, key } = this.entryRef(traceId, project, at);
+      if (!db.has(key)) this.forget(traceId, project, at);
     }
   }
 
