@@ -61,9 +61,10 @@ export async function diffPage({ params, query, signal }) {
       kind: 'Dataset diff',
     }),
     h('div', { class: 'stats' },
-      stat('Added', `+${count(summary.added)}`, null, 'tone-added'),
-      stat('Removed', summary.removed > 0 ? `−${count(summary.removed)}` : '0', null, 'tone-removed'),
-      stat('Changed', count(summary.changed), null, 'tone-changed'),
+      // A colour only where something happened: a red zero reads as a problem.
+      stat('Added', `+${count(summary.added)}`, null, summary.added > 0 ? 'tone-added' : ''),
+      stat('Removed', summary.removed > 0 ? `−${count(summary.removed)}` : '0', null, summary.removed > 0 ? 'tone-removed' : ''),
+      stat('Changed', count(summary.changed), null, summary.changed > 0 ? 'tone-changed' : ''),
       stat('Unchanged', count(summary.unchanged))),
     h('div', { class: 'columns' }, side('From', summary.from), side('To', summary.to)),
     section('Changes', h('div', { class: 'toolbar' }, filters), rows.element));

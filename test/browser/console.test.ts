@@ -255,6 +255,8 @@ walk('a dataset diff: both content hashes, the counts, and the changes filtered 
   assert.is.not(hashes[0], hashes[1]);
   const stats = await page.locator('.stats .stat-value').allTextContents();
   assert.equal(stats, [`+${summary.added}`, summary.removed > 0 ? `−${summary.removed}` : '0', String(summary.changed), String(summary.unchanged)]);
+  const tones = await page.locator('.stats .stat').evaluateAll((cards) => cards.map((card) => [...card.classList].find((name) => name.startsWith('tone-')) ?? ''));
+  assert.equal(tones, [summary.added > 0 ? 'tone-added' : '', summary.removed > 0 ? 'tone-removed' : '', summary.changed > 0 ? 'tone-changed' : '', ''], 'coloured only where something happened');
   assert.is((await rows(page, 'changes')).length, Math.min(25, diff.body.count));
   await shoot(page, '06-dataset-diff');
 
