@@ -19,8 +19,8 @@ export interface RequestObserver {
 export function requestLogging(logger: Logger, observer?: RequestObserver): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
-    const given = ctx.get('X-Request-Id');
-    const requestId = given && acceptableRequestId.test(given) ? given : nextRequestId();
+    const given = ctx.req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && acceptableRequestId.test(given) ? given : nextRequestId();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {

@@ -6,7 +6,7 @@ import type { ParameterizedContext } from 'koa';
 import type { Principal } from '../auth/authenticate.ts';
 import type { PageSizes } from '../query/pagination.ts';
 import type { Body, Query } from '../validation/validator.ts';
-import { canonicalUuid, isUuid } from '../validation/validator.ts';
+import { canonicalUuidOf } from '../validation/validator.ts';
 import type { BodyReader } from './body.ts';
 import { fail } from './errors.ts';
 import type { Uses } from './deps.ts';
@@ -85,14 +85,15 @@ export function mountRoutes(router: Router, routes: readonly Route[], deps: Uses
 
 /** A malformed id names nothing: 404, as Django's URL converters answer. */
 function checkParams(params: Record<string, string>, patterns: Route['params']): void {
-  for (const [name, value] of Object.entries(params)) {
+  for (const name in params) {
     const pattern = patterns?.[name];
     if (pattern) {
-      if (!pattern.test(value)) throw fail.notFound();
-    } else {
-      if (!isUuid(value)) throw fail.notFound();
-      params[name] = canonicalUuid(value);
+      if (!pattern.test(params[name]!)) throw fail.notFound();
+      continue;
     }
+    const id = canonicalUuidOf(params[name]!);
+    if (id === undefined) throw fail.notFound();
+    params[name] = id;
   }
 }
 

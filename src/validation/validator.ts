@@ -167,6 +167,12 @@ export function isUuid(value: string): boolean {
   return uuidPattern.test(value);
 }
 
+/** The canonical form of a UUID in any accepted form, or undefined; ids as sent are canonical already (one test). */
+export function canonicalUuidOf(value: string): string | undefined {
+  if (canonicalPattern.test(value)) return value;
+  return uuidPattern.test(value) ? canonicalUuid(value) : undefined;
+}
+
 function createAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     allErrors: true,

@@ -42,6 +42,20 @@ test('unknown paths are 404 and malformed ids are 404, always as JSON', () =>
     }
   }));
 
+test('a path id in any form a UUID is written in names the record; anything else is 404', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const hex = project.id.replace(/-/g, '');
+    for (const id of [project.id, project.id.toUpperCase(), hex, `urn:uuid:${project.id}`]) {
+      const reply = await member.client.get(`/api/projects/${id}/`);
+      assert.is(reply.status, 200, id);
+      assert.is(reply.body.id, project.id, id);
+    }
+    for (const id of [`${project.id}0`, project.id.slice(1), project.id.replace(/-/, '_'), `${hex.slice(0, 31)}g`]) {
+      assert.is((await member.client.get(`/api/projects/${id}/`)).status, 404, id);
+    }
+  }));
+
 test('a method no route serves is 405 with Allow on a known path and 404 on an unknown one', () =>
   withService(async ({ url }) => {
     const known = await raw(url, 'TRACE', '/api/projects/', {});
