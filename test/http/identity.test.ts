@@ -143,6 +143,24 @@ test('calls without credentials answer 401 with WWW-Authenticate', () =>
     assert.is(malformed.body.code, 'bad_authorization_header');
   }));
 
+test('a token seen before is read from any form of the header the first reading takes, and only from those', () =>
+  withService(async ({ client }) => {
+    const member = await registerUser(client);
+    const me = (authorization: string, more: Record<string, string> = {}) =>
+      client.request('GET', '/api/auth/me/', undefined, { authorization, ...more });
+    assert.is((await me(`Bearer ${member.access}`)).status, 200, 'the token is verified and remembered');
+    for (const form of [`Bearer ${member.access}`, `bearer ${member.access}`, `Bearer  ${member.access}`, `Bearer ${member.access} `, `BEARER\t${member.access}`]) {
+      assert.is((await me(form)).status, 200, JSON.stringify(form));
+    }
+    const extra = await me(`Bearer ${member.access} more`);
+    assert.is(extra.status, 401);
+    assert.is(extra.body.code, 'bad_authorization_header');
+    assert.is((await me(`Token ${member.access}`)).status, 401, 'another scheme');
+    assert.is((await me(`Bearer ${member.access}x`)).status, 401, 'another token');
+    const keyFirst = await me(`Bearer ${member.access}`, { 'x-api-key': 'ovm_not-a-key' });
+    assert.is(keyFirst.status, 401, 'an X-Api-Key header is read before Authorization');
+  }));
+
 test('API keys: created once with the key, listed without it, usable three ways, revoked', () =>
   withService(async ({ client }) => {
     const member = await registerUser(client);
