@@ -61,10 +61,9 @@ export async function diffPage({ params, query, signal }) {
       kind: 'Dataset diff',
     }),
     h('div', { class: 'stats' },
-      // A colour only where something happened: a red zero reads as a problem.
-      stat('Added', `+${count(summary.added)}`, null, summary.added > 0 ? 'tone-added' : ''),
-      stat('Removed', summary.removed > 0 ? `−${count(summary.removed)}` : '0', null, summary.removed > 0 ? 'tone-removed' : ''),
-      stat('Changed', count(summary.changed), null, summary.changed > 0 ? 'tone-changed' : ''),
+      stat('Added', `+${count(summary.added)}`, null, toneIf(summary.added, 'tone-added')),
+      stat('Removed', summary.removed > 0 ? `−${count(summary.removed)}` : '0', null, toneIf(summary.removed, 'tone-removed')),
+      stat('Changed', count(summary.changed), null, toneIf(summary.changed, 'tone-changed')),
       stat('Unchanged', count(summary.unchanged))),
     h('div', { class: 'columns' }, side('From', summary.from), side('To', summary.to)),
     section('Changes', h('div', { class: 'toolbar' }, filters), rows.element));
@@ -94,4 +93,13 @@ function datapointFields(point, other) {
     const differs = other !== null && JSON.stringify(point[field]) !== JSON.stringify(other[field]);
     return [h('dt', {}, label), h('dd', { class: differs ? 'mono differs' : 'mono' }, field === 'tags' ? tagList(point.tags) : jsonInline(point[field]))];
   }));
+}
+
+/**
+ * A colour only where something happened: a red zero reads as a problem.
+ * @param {number} n
+ * @param {string} tone
+ */
+function toneIf(n, tone) {
+  return n > 0 ? tone : '';
 }

@@ -40,7 +40,7 @@ type RequestLabel = 'method' | 'route' | 'status';
 /** One method, route and status: how many of its requests fell in each bucket, and their total time. */
 interface DurationSeries {
   labels: Record<RequestLabel, string>;
-  /** Requests per bucket (not cumulative); the last slot counts those over every bound. */
+  /** Requests per bucket, not cumulative (those over every bound are in `count` only). */
   counts: Float64Array;
   sum: number;
   count: number;
@@ -72,12 +72,12 @@ export class RequestDurations {
     if (!byStatus) byMethod.set(methodLabel, (byStatus = new Map()));
     let series = byStatus.get(status);
     if (!series) {
-      series = { labels: { method: methodLabel, route, status: String(status) }, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
+      series = { labels: { method: methodLabel, route, status: String(status) }, counts: new Float64Array(this.bounds.length), sum: 0, count: 0 };
       byStatus.set(status, series);
     }
     let slot = 0;
     while (slot < this.bounds.length && seconds > this.bounds[slot]!) slot++;
-    series.counts[slot]!++;
+    if (slot < this.bounds.length) series.counts[slot]!++;
     series.sum += seconds;
     series.count++;
   }

@@ -129,7 +129,7 @@ export class LmdbKv implements Kv {
     // commit is durable.
     return this.env.transaction(() => {
       const { ops, requires } = typeof late === 'function' ? late() : { ops: late, requires: undefined };
-      if (requires && !(requires.db as LmdbDb).handle.doesExist(requires.key as LmdbKey)) throw new RequiredKeyMissing(requires);
+      if (requires && !requires.db.has(requires.key)) throw new RequiredKeyMissing(requires);
       for (const op of ops) {
         const handle = (op.db as LmdbDb).handle;
         if (op.value === undefined) handle.remove(op.key as LmdbKey);

@@ -52,7 +52,7 @@ export class MemoryKv implements Kv {
 
   async write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
     const { ops, requires } = typeof late === 'function' ? late() : { ops: late, requires: undefined };
-    if (requires && requires.db.get(requires.key) === undefined) throw new RequiredKeyMissing(requires);
+    if (requires && !requires.db.has(requires.key)) throw new RequiredKeyMissing(requires);
     for (const op of ops) {
       const entries = (op.db as MemoryDb).entries;
       entries.delete(probe(op.key));
