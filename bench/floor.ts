@@ -1,11 +1,24 @@
 // The floor: how close to the bare server Koa, @koa/router and koa-body alone come on this
-// machine (bench/koa-floor-server.ts), measured as the service's figures are. Reported, not a
-// target: it shows how much of a service figure's distance from the bare server is the stack's.
-import { compareWithBare, comparisonNote, startBare, startChildServer, type Row } from './harness.ts';
-import { iterationBodies } from './jobs.ts';
+// machine (bench/koa-floor-server.ts), measured as the service's figures are, and the service's
+// own iteration post with no disk under it (STORAGE=memory). Reported, not targets: they show how
+// much of a service figure's distance from the bare server is the stack's, how much the service's
+// request path adds, and so how much is left for the durable store.
+import { type ChildServer, compareWithBare, comparisonNote, removeDir, startBare, startChildServer, startService, type Comparison, type Row } from './harness.ts';
+import { comparePosts, iterationBodies } from './jobs.ts';
+
+/** Running jobs the posts spread over, as in the jobs suite's ten-job figure. */
+const spreadJobs = 10;
 
 export async function run(): Promise<Row[]> {
   const bare = await startBare();
+  try {
+    return [...(await stackFloor(bare)), ...(await postsWithoutDisk(bare))];
+  } finally {
+    await bare.stop();
+  }
+}
+
+async function stackFloor(bare: ChildServer): Promise<Row[]> {
   const floor = await startChildServer('bench/koa-floor-server.ts');
   try {
     const get = await compareWithBare(bare, { url: `${floor.url}/api/agents/0b0b/`, serverPid: floor.pid, connections: 50 });
@@ -17,21 +30,59 @@ export async function run(): Promise<Row[]> {
       bodies: iterationBodies(['00000000-0000-4000-8000-000000000000']),
       connections: 50,
     });
-    const row = (name: string, comparison: typeof get): Row => ({
-      name,
-      value: comparison.serviceRps,
-      unit: 'req/s',
-      ratio: comparison.ratio,
-      target: 'reported',
-      pass: comparison.failures === 0,
-      note: comparisonNote(comparison),
-    });
     return [
-      row('floor: Koa + @koa/router, GET of a ready JSON text (50 connections)', get),
-      row('floor: Koa + @koa/router + koa-body, POST of an iteration (50 connections)', post),
+      reported('floor: Koa + @koa/router, GET of a ready JSON text (50 connections)', get),
+      reported('floor: Koa + @koa/router + koa-body, POST of an iteration (50 connections)', post),
     ];
   } finally {
     await floor.stop();
-    await bare.stop();
   }
+}
+
+/**
+ * The jobs suite's iteration posts, over ten jobs and on one, made by the whole service (auth,
+ * validation, actors, read model, answer) on the in-memory store: what a durable post would reach
+ * if its commit were free.
+ */
+async function postsWithoutDisk(bare: ChildServer): Promise<Row[]> {
+  const service = await startService({ env: { STORAGE: 'memory', LIMIT_ITERATIONS_PER_JOB_MAX: '100000' } });
+  try {
+    const { access, projectId } = await signUp(service.url);
+    const auth = { authorization: `Bearer ${access}` };
+    const posts = (jobs: number) => comparePosts(bare, service, auth, projectId, jobs);
+    const name = 'floor: the service on STORAGE=memory, POST /api/job-iterations/';
+    return [
+      reported(`${name} (${spreadJobs} running jobs, 50 connections)`, await posts(spreadJobs)),
+      reported(`${name} (all 50 connections on one job)`, await posts(1)),
+    ];
+  } finally {
+    await service.stop();
+    removeDir(service.dataDir);
+  }
+}
+
+function reported(name: string, comparison: Comparison): Row {
+  return {
+    name,
+    value: comparison.serviceRps,
+    unit: 'req/s',
+    ratio: comparison.ratio,
+    target: 'reported',
+    pass: comparison.failures === 0,
+    note: comparisonNote(comparison),
+  };
+}
+
+/** A user and a project, made over HTTP as a client would. */
+async function signUp(url: string): Promise<{ access: string; projectId: string }> {
+  const password = 'bench password';
+  const post = async (path: string, body: object, access?: string) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(access ? { authorization: `Bearer ${access}` } : {}) };
+    const response = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as Record<string, string>;
+  };
+  const { access } = await post('/api/auth/register/', { email: `floor-${process.pid}@example.com`, password, password_confirm: password });
+  const project = await post('/api/projects/', { name: 'Floor', slug: `floor-${process.pid}` }, access);
+  return { access: access!, projectId: project.id! };
 }

@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareWithBare, comparisonNote, quick, removeDir, type Row, type Seeded, seedStore, startBareAndService } from './harness.ts';
+import { type ChildServer, compareWithBare, type Comparison, comparisonNote, quick, removeDir, type Row, type Seeded, seedStore, startBareAndService } from './harness.ts';
 
 const jobCount = quick ? 10_000 : 100_000;
 const iterationsPerJob = 10;
@@ -38,16 +38,7 @@ export async function run(): Promise<Row[]> {
       await checkRunningPage(listUrl, auth);
       const list = await compareWithBare(bare, { url: listUrl, serverPid: service.pid, headers: auth, connections });
       const rssMb = service.rssMb();
-      /** Posts cycling over `jobs` running jobs made afresh for every round. */
-      const posts = (jobs: number) =>
-        compareWithBare(bare, async () => ({
-          url: `${service.url}/api/job-iterations/`,
-          serverPid: service.pid,
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          connections,
-          bodies: iterationBodies(await runningJobs(service.url, auth, seeded.projectId, jobs)),
-        }));
+      const posts = (jobs: number) => comparePosts(bare, service, auth, seeded.projectId, jobs);
       const spread = await posts(spreadJobs);
       const hot = await posts(1);
       const stored = `${jobCount.toLocaleString('en-US')} jobs`;
@@ -117,6 +108,21 @@ async function checkRunningPage(url: string, headers: Record<string, string>): P
   if (page.count !== running || page.results.length !== 25 || !sorted || page.results.some((job) => job.status !== 'running')) {
     throw new Error(`the running-jobs page is wrong: count ${page.count}, ${page.results.length} results`);
   }
+}
+
+/**
+ * Iterations posted by 50 connections to `jobs` running jobs of the project, made afresh for every
+ * round, against the bare server.
+ */
+export function comparePosts(bare: ChildServer, service: ChildServer, auth: Record<string, string>, project: string, jobs: number): Promise<Comparison> {
+  return compareWithBare(bare, async () => ({
+    url: `${service.url}/api/job-iterations/`,
+    serverPid: service.pid,
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    connections,
+    bodies: iterationBodies(await runningJobs(service.url, auth, project, jobs)),
+  }));
 }
 
 /** `count` new running jobs in the project, made over HTTP as a client would. */
