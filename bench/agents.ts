@@ -1,6 +1,6 @@
 // Agents and datasets: retrieving one agent with a JWT (against the bare server, alternately), and
 // posting 10,000-datapoint datasets, each one a new version of the same agent's dataset.
-import { compareWithBare, comparisonNote, load, removeDir, startBareAndService, type Row } from './harness.ts';
+import { compareWithBare, comparisonNote, load, removeDir, sendJson, signUp, startBareAndService, type Row } from './harness.ts';
 
 const getConnections = 50;
 const getRatioMin = 0.6;
@@ -52,23 +52,12 @@ export async function run(): Promise<Row[]> {
 
 /** A user, a project and an agent, made over HTTP as a client would. */
 async function setUp(url: string): Promise<{ access: string; agentId: string }> {
-  const password = 'bench password';
-  const registered = await send(url, 'POST', '/api/auth/register/', { email: `bench-${process.pid}@example.com`, password, password_confirm: password });
-  const access = registered.access as string;
-  const project = await send(url, 'POST', '/api/projects/', { name: 'Bench', slug: `bench-${process.pid}` }, access);
-  const agent = await send(url, 'POST', '/api/agents/', {
-    name: 'Bench agent', slug: 'bench-agent', project: project.id, model: 'claude', description: 'An agent to retrieve',
+  const { access, projectId } = await signUp(url, 'bench');
+  const agent = await sendJson(url, 'POST', '/api/agents/', {
+    name: 'Bench agent', slug: 'bench-agent', project: projectId, model: 'claude', description: 'An agent to retrieve',
     input_schema: { type: 'object', properties: { question: { type: 'string' } } }, tags: ['bench'],
   }, access);
   return { access, agentId: agent.id as string };
-}
-
-async function send(url: string, method: string, path: string, body: unknown, access?: string): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (access) headers.authorization = `Bearer ${access}`;
-  const response = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
 }
 
 function datapoints(count: number) {

@@ -5,7 +5,7 @@
 // commit, so the event's lag is measured from the moment the prober holds the reply (the commit
 // is acknowledged) to the moment each stream holds the event; the time from sending the POST to
 // holding the event (commit included) is reported beside it.
-import { load, type Row, startLineChild, startService } from './harness.ts';
+import { load, type Row, sendJson, signUp, startLineChild, startService } from './harness.ts';
 
 const streams = 100;
 const probePrefix = 'probe-';
@@ -93,26 +93,14 @@ function percentile(values: number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
-async function api<T>(url: string, path: string, body: unknown, token?: string): Promise<T> {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
 async function setUp(url: string): Promise<{ token: string; job: string }> {
-  const password = 'bench password';
-  const { access } = await api<{ access: string }>(url, '/api/auth/register/', { email: `events-${Date.now()}@example.com`, password, password_confirm: password });
-  const project = await api<{ id: string }>(url, '/api/projects/', { name: 'Events bench', slug: `events-${Date.now()}` }, access);
-  const job = await api<{ id: string }>(url, '/api/jobs/', { project: project.id, status: 'running' }, access);
-  return { token: access, job: job.id };
+  const { access, projectId } = await signUp(url, 'events');
+  const job = await sendJson(url, 'POST', '/api/jobs/', { project: projectId, status: 'running' }, access);
+  return { token: access, job: job.id as string };
 }
 
 async function postIteration(url: string, token: string, job: string, name: string): Promise<string> {
-  return (await api<{ id: string }>(url, '/api/job-iterations/', { job, iteration_name: name, avg_score: 0.5 }, token)).id;
+  return (await sendJson(url, 'POST', '/api/job-iterations/', { job, iteration_name: name, avg_score: 0.5 }, token)).id as string;
 }
 
 interface Received {

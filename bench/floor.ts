@@ -3,7 +3,7 @@
 // own iteration post with no disk under it (STORAGE=memory). Reported, not targets: they show how
 // much of a service figure's distance from the bare server is the stack's, how much the service's
 // request path adds, and so how much is left for the durable store.
-import { type ChildServer, compareWithBare, comparisonNote, removeDir, startBare, startChildServer, startService, type Comparison, type Row } from './harness.ts';
+import { type ChildServer, compareWithBare, comparisonNote, removeDir, signUp, startBare, startChildServer, startService, type Comparison, type Row } from './harness.ts';
 import { comparePosts, iterationBodies } from './jobs.ts';
 
 /** Running jobs the posts spread over, as in the jobs suite's ten-job figure. */
@@ -47,7 +47,7 @@ async function stackFloor(bare: ChildServer): Promise<Row[]> {
 async function postsWithoutDisk(bare: ChildServer): Promise<Row[]> {
   const service = await startService({ env: { STORAGE: 'memory', LIMIT_ITERATIONS_PER_JOB_MAX: '100000' } });
   try {
-    const { access, projectId } = await signUp(service.url);
+    const { access, projectId } = await signUp(service.url, 'floor');
     const auth = { authorization: `Bearer ${access}` };
     const posts = (jobs: number) => comparePosts(bare, service, auth, projectId, jobs);
     const name = 'floor: the service on STORAGE=memory, POST /api/job-iterations/';
@@ -71,18 +71,4 @@ function reported(name: string, comparison: Comparison): Row {
     pass: comparison.failures === 0,
     note: comparisonNote(comparison),
   };
-}
-
-/** A user and a project, made over HTTP as a client would. */
-async function signUp(url: string): Promise<{ access: string; projectId: string }> {
-  const password = 'bench password';
-  const post = async (path: string, body: object, access?: string) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(access ? { authorization: `Bearer ${access}` } : {}) };
-    const response = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-    if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-    return (await response.json()) as Record<string, string>;
-  };
-  const { access } = await post('/api/auth/register/', { email: `floor-${process.pid}@example.com`, password, password_confirm: password });
-  const project = await post('/api/projects/', { name: 'Floor', slug: `floor-${process.pid}` }, access);
-  return { access: access!, projectId: project.id! };
 }

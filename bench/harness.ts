@@ -261,6 +261,25 @@ export function seedStore(dataDir: string, counts: SeedCounts): Promise<Seeded> 
   });
 }
 
+/** A JSON request as a client makes it, with an access token when given: its JSON answer, or a thrown error. */
+export async function sendJson(url: string, method: string, path: string, body: unknown, access?: string): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (access) headers.authorization = `Bearer ${access}`;
+  const response = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** A new user with a project of its own, made over HTTP as a client would (`label` names both). */
+export async function signUp(url: string, label: string): Promise<{ access: string; projectId: string }> {
+  const password = 'bench password';
+  const name = `${label}-${process.pid}`;
+  const registered = await sendJson(url, 'POST', '/api/auth/register/', { email: `${name}@example.com`, password, password_confirm: password });
+  const access = registered.access as string;
+  const project = await sendJson(url, 'POST', '/api/projects/', { name: label, slug: name }, access);
+  return { access, projectId: project.id as string };
+}
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
+import { sendJson, signUp } from './harness.ts';
 
 type Mode = 'get' | 'post';
 const warmUpRequests = 6000;
@@ -71,18 +72,9 @@ async function inside(mode: Mode, requests: number): Promise<void> {
 
 /** A user, project, agent and running job, and the raw HTTP request of the mode's n-th call. */
 async function requestsFor(mode: Mode, url: string): Promise<(n: number) => Buffer> {
-  const call = async (path: string, body: object, token?: string) => {
-    const reply = await fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
-    return (await reply.json()) as Record<string, string>;
-  };
-  const { access } = await call('/api/auth/register/', { email: 'count@example.com', password: 'count-password', password_confirm: 'count-password' });
-  const project = await call('/api/projects/', { name: 'Counted', slug: 'counted' }, access);
-  const agent = await call('/api/agents/', { project: project.id!, name: 'A', slug: 'a', model: 'm' }, access);
-  const job = await call('/api/jobs/', { project: project.id!, job_type: 'prompt_tuning', status: 'running' }, access);
+  const { access, projectId } = await signUp(url, 'counted');
+  const agent = await sendJson(url, 'POST', '/api/agents/', { project: projectId, name: 'A', slug: 'a', model: 'm' }, access);
+  const job = await sendJson(url, 'POST', '/api/jobs/', { project: projectId, job_type: 'prompt_tuning', status: 'running' }, access);
   if (mode === 'get') {
     const get = Buffer.from(`GET /api/agents/${agent.id}/ HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${access}\r\n\r\n`);
     return () => get;

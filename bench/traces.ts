@@ -10,7 +10,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadPlan, Round } from './otlp-load.ts';
-import { alternateWithBare, type Alternation, load, median, procStatus, quick, removeDir, roundSeconds, rounds, type Row, type ServiceProcess, startBare, startLineChild, startService } from './harness.ts';
+import { alternateWithBare, type Alternation, load, median, procStatus, quick, removeDir, roundSeconds, rounds, type Row, sendJson, signUp, type ServiceProcess, startBare, startLineChild, startService } from './harness.ts';
 
 const batchSpans = 512;
 const spansPerTrace = 8;
@@ -177,22 +177,11 @@ interface SetUp {
 
 /** A user, a project, an API key and the project's jobs, made over HTTP as a client would. */
 async function setUp(url: string): Promise<SetUp> {
-  const password = 'bench password';
-  const registered = await send(url, 'POST', '/api/auth/register/', { email: `traces-${process.pid}@example.com`, password, password_confirm: password });
-  const access = registered.access as string;
-  const project = await send(url, 'POST', '/api/projects/', { name: 'Traces', slug: `traces-${process.pid}` }, access);
-  const key = await send(url, 'POST', '/api/auth/api-keys/', { project: project.id, name: 'bench' }, access);
+  const { access, projectId } = await signUp(url, 'traces');
+  const key = await sendJson(url, 'POST', '/api/auth/api-keys/', { project: projectId, name: 'bench' }, access);
   const jobIds: string[] = [];
-  for (let i = 0; i < jobs; i++) jobIds.push((await send(url, 'POST', '/api/jobs/', { project: project.id, job_type: 'inference' }, access)).id as string);
+  for (let i = 0; i < jobs; i++) jobIds.push((await sendJson(url, 'POST', '/api/jobs/', { project: projectId, job_type: 'inference' }, access)).id as string);
   return { access, apiKey: key.key as string, jobIds };
-}
-
-async function send(url: string, method: string, path: string, body: unknown, access?: string): Promise<Record<string, unknown>> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (access) headers.authorization = `Bearer ${access}`;
-  const response = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
 }
 
 async function firstSpan(url: string, access: string): Promise<{ trace_id: string; agent: string }> {

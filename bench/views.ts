@@ -4,7 +4,7 @@
 // to the last byte of a first page, as a client waits for it: the diff cold (both versions'
 // digests and the diff computed), with its versions' digests known (the reverse diff), and warm
 // (from the diff cache), and the progress of the job. `--quick` uses a tenth of the sizes.
-import { quick, removeDir, startService, type Row } from './harness.ts';
+import { quick, removeDir, sendJson, signUp, startService, type Row } from './harness.ts';
 
 const scale = quick ? 10 : 1;
 const datapoints = 100_000 / scale;
@@ -66,13 +66,11 @@ async function median(measure: () => Promise<number>): Promise<number> {
 
 /** A user with a project, and calls made as that user. */
 async function client(url: string) {
-  const password = 'bench password';
-  const registered = await send(url, 'POST', '/api/auth/register/', { email: `bench-views-${process.pid}@example.com`, password, password_confirm: password });
-  const headers = { authorization: `Bearer ${registered.access as string}`, 'content-type': 'application/json' };
-  const project = await send(url, 'POST', '/api/projects/', { name: 'Bench views', slug: `bench-views-${process.pid}` }, headers);
+  const { access, projectId } = await signUp(url, 'bench-views');
+  const headers = { authorization: `Bearer ${access}` };
   return {
-    project: project.id as string,
-    post: (path: string, body: unknown) => send(url, 'POST', path, body, headers),
+    project: projectId,
+    post: (path: string, body: unknown) => sendJson(url, 'POST', path, body, access),
     /** Milliseconds until the whole answer (200) has arrived. */
     async timed(path: string): Promise<number> {
       const started = performance.now();
@@ -118,10 +116,4 @@ async function seedJob(api: Api): Promise<string> {
   };
   await Promise.all(Array.from({ length: postsInFlight }, poster));
   return job.id as string;
-}
-
-async function send(url: string, method: string, path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
-  const response = await fetch(url + path, { method, headers, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
 }

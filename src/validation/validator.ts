@@ -156,7 +156,11 @@ export function sharedValidator(): Validator {
 const canonicalPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function canonicalUuid(value: string): string {
-  if (canonicalPattern.test(value)) return value;
+  return canonicalPattern.test(value) ? value : rewrittenCanonical(value);
+}
+
+/** An accepted UUID not in canonical form, written canonically: lower case, hyphenated, no URN prefix. */
+function rewrittenCanonical(value: string): string {
   const hex = value.toLowerCase().replace(/^urn:uuid:/, '').replace(/-/g, '');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
@@ -170,7 +174,7 @@ export function isUuid(value: string): boolean {
 /** The canonical form of a UUID in any accepted form, or undefined; ids as sent are canonical already (one test). */
 export function canonicalUuidOf(value: string): string | undefined {
   if (canonicalPattern.test(value)) return value;
-  return uuidPattern.test(value) ? canonicalUuid(value) : undefined;
+  return uuidPattern.test(value) ? rewrittenCanonical(value) : undefined;
 }
 
 function createAjv(coerce: boolean): Ajv {
