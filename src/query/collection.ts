@@ -106,7 +106,8 @@ export class Collection<T extends Identified> {
   version = nextVersion();
   /**
    * One Map, whose insertion order is about each partition's default order, so that the first
-   * build of an index sorts nearly sorted records (see README, "A stall when a collection doubles").
+   * build of an index sorts nearly sorted records (docs/PERFORMANCE.md, "A stall when a
+   * collection doubles").
    */
   private readonly records = new Map<string, T>();
   private readonly partitions = new Map<string, Partition<T>>();
