@@ -13,6 +13,7 @@ import { ActorUnavailable } from '../actors/actor-unavailable.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { SpanRecord } from './span-record.ts';
 import type { Ingested, SpanStore } from './span-store.ts';
+import type { TracePlaceRef } from './trace-places.ts';
 
 export interface SpanWriterOptions {
   /** Spans waiting to be written before new exports are refused. */
@@ -85,6 +86,7 @@ export class SpanWriter {
     this.unsettled++;
     let decided: { wrote: boolean; answer(): void } | undefined;
     let rejects: ((error: unknown) => void)[] = [];
+    let placesAdded: readonly TracePlaceRef[] = [];
     const written = this.store.kv.write(() => {
       this.requested = false;
       const taken = this.take();
@@ -92,9 +94,13 @@ export class SpanWriter {
       // More waits than one commit takes: the next write begins as soon as this one commits. It is
       // requested once this transaction's callbacks are done, or it would join this transaction.
       if (this.waiting.length > 0) queueMicrotask(() => this.request());
-      const { ops, answer } = this.decide(taken);
-      decided = { wrote: ops.length > 0, answer };
-      return { ops };
+      try {
+        const { ops, answer } = this.decide(taken);
+        decided = { wrote: ops.length > 0, answer };
+        return { ops };
+      } finally {
+        placesAdded = this.store.places.decisionAdded();
+      }
     });
     written.then(
       () => {
@@ -103,7 +109,8 @@ export class SpanWriter {
       },
       (error: unknown) => {
         // A decision that threw wrote nothing and answers with its own error; a failed commit
-        // wrote nothing either, and its exports get 503.
+        // wrote nothing either, and its exports get 503. Neither stored the trace places it added.
+        this.store.places.notStored(placesAdded);
         if (decided) this.options.outcome(false, error);
         const answer = decided ? new ActorUnavailable('store_failed', 1) : error;
         for (const reject of rejects) reject(answer);

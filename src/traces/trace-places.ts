@@ -7,19 +7,26 @@
 // [trace_id, project] in the legacy database (`at` null) until the trace changes, when it moves.
 //
 // The places may include some where nothing is stored any more (a superset is all a reader needs:
-// it reads the place and finds nothing): a decision whose commit failed leaves the places it
-// added. A place whose entry a decision removed or moved is checked by the next decision, inside
-// its write transaction, which the span writer begins only once the one before has committed or
-// failed (so what it reads is settled), and forgotten if its entry is gone: a look-up per place
-// left, so that retention's removals cost as they go (re-reading every place once stale ones were
-// half of them held one decision for 208 ms with 200,000 traces). The places are read whole when
-// the store opens (~125,000 keys for a million spans).
+// it reads the place and finds nothing). A place whose entry a decision removed or moved, and one
+// a decision added whose commit then failed, is checked by a later decision, inside its write
+// transaction, which the span writer begins only once the one before has committed or failed (so
+// what it reads is settled), and forgotten if its entry is not there: a look-up per place, so
+// that retention's removals cost as they go (re-reading every place once stale ones were half of
+// them held one decision for 208 ms with 200,000 traces). The places are read whole when the
+// store opens (~125,000 keys for a million spans).
 import type { KvDb, KvRef } from '../store/kv.ts';
 
 export interface TracePlace {
   readonly project: string;
   /** The start the entry is keyed by, or null for an entry of the legacy database. */
   readonly at: string | null;
+}
+
+/** One place of one trace. */
+export interface TracePlaceRef {
+  traceId: string;
+  project: string;
+  at: string | null;
 }
 
 const none: readonly TracePlace[] = [];
@@ -29,16 +36,18 @@ export class TracePlaces {
   private readonly places = new Map<string, TracePlace | TracePlace[]>();
   /** Project ids are few: one string each, not one per trace. */
   private readonly projects = new Map<string, string>();
-  /** Places whose entry a decision removed or moved, for the next decision to check. */
-  private leaving: { traceId: string; project: string; at: string | null }[] = [];
+  /** Places whose entry a decision removed or moved, or whose commit failed, for the next decision to check. */
+  private leaving: TracePlaceRef[] = [];
+  /** The places the decision being made added, until the next decision begins. */
+  private addedByDecision: TracePlaceRef[] = [];
 
   /** `byStart` is keyed by [project, at, trace_id], `legacy` by [trace_id, project]. */
   constructor(
     private readonly byStart: KvDb,
     private readonly legacy: KvDb,
   ) {
-    for (const key of legacy.keys({})) this.added(key[0] as string, key[1] as string, null);
-    for (const key of byStart.keys({})) this.added(key[2] as string, key[0] as string, key[1] as string);
+    for (const key of legacy.keys({})) this.keep(key[0] as string, key[1] as string, null);
+    for (const key of byStart.keys({})) this.keep(key[2] as string, key[0] as string, key[1] as string);
   }
 
   /** Every place a trace's entries may be, in any project. */
@@ -54,10 +63,20 @@ export class TracePlaces {
 
   /** A decision stores a trace's entry at a place. */
   added(traceId: string, project: string, at: string | null): void {
-    const known = this.of(traceId);
-    if (known.some((place) => place.project === project && place.at === at)) return;
-    const place = { project: this.project(project), at };
-    this.places.set(traceId, known.length === 0 ? place : [...known, place]);
+    if (this.keep(traceId, project, at)) this.addedByDecision.push({ traceId, project, at });
+  }
+
+  /**
+   * The places the decision just made added. The span writer keeps them until its commit settles:
+   * if it fails, they are handed back (`notStored`).
+   */
+  decisionAdded(): readonly TracePlaceRef[] {
+    return this.addedByDecision;
+  }
+
+  /** A decision's commit failed: the places it added are checked by the next decision, as left ones are. */
+  notStored(places: readonly TracePlaceRef[]): void {
+    for (const place of places) this.leaving.push(place);
   }
 
   /** A decision removes or moves the entry at one of a trace's places. */
@@ -66,10 +85,12 @@ export class TracePlaces {
   }
 
   /**
-   * Called by each decision first: forgets the places left since whose entry is gone. One stored
-   * again meanwhile is kept, and so is one whose removal's commit failed (its entry is still there).
+   * Called by each decision first: forgets the places left, or added by a failed commit, whose
+   * entry is not stored. One stored again meanwhile is kept, and so is one whose removal's commit
+   * failed (its entry is still there). The decision's own additions are counted from here.
    */
   refresh(): void {
+    if (this.addedByDecision.length > 0) this.addedByDecision = [];
     if (this.leaving.length === 0) return;
     const leaving = this.leaving;
     this.leaving = [];
@@ -77,6 +98,15 @@ export class TracePlaces {
       const { db, key } = this.entryRef(traceId, project, at);
       if (!db.has(key)) this.forget(traceId, project, at);
     }
+  }
+
+  /** Records a place; false if it was known. */
+  private keep(traceId: string, project: string, at: string | null): boolean {
+    const known = this.of(traceId);
+    if (known.some((place) => place.project === project && place.at === at)) return false;
+    const place = { project: this.project(project), at };
+    this.places.set(traceId, known.length === 0 ? place : [...known, place]);
+    return true;
   }
 
   private forget(traceId: string, project: string, at: string | null): void {

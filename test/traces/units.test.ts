@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { ActorUnavailable } from '../../src/actors/actor-unavailable.ts';
 import { LmdbKv } from '../../src/store/lmdb-kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { jsonText } from '../../src/traces/json-text.ts';
@@ -181,6 +182,28 @@ test("a trace's place is forgotten by the decision after its entry's removal, an
   reopened.ingestOps([]);
   assert.equal(reopened.places.of('trace-c').map((place) => place.at), [nanosToHex(3n)]);
   assert.equal([...reopened.spansOfTrace('trace-c')].map((stored) => stored.span_id).sort(), ['span-3', 'span-4']);
+});
+
+test('the places a failed commit added are forgotten by the decision after it; a place stored meanwhile is kept', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  const store = new SpanStore(kv);
+  const writer = new SpanWriter(store, { queueSpansMax: 100, commitSpansMax: 100, outcome: () => {} });
+  const places = (traceId: string) => store.places.of(traceId).map((place) => place.at);
+  await writer.ingest([span(1, { trace_id: 'trace-a' })]);
+  kv.failWith = new Error('disk full');
+  await writer.ingest([span(2, { trace_id: 'trace-b' }), span(3, { trace_id: 'trace-c' }), span(4, { trace_id: 'trace-a' })]).then(
+    () => assert.unreachable('the commit failed'),
+    (error: unknown) => assert.instance(error, ActorUnavailable),
+  );
+  // Until a decision looks, the failed commit's new places are still known (a superset reads nothing there).
+  assert.equal([places('trace-a'), places('trace-b'), places('trace-c')], [[nanosToHex(1n)], [nanosToHex(2n)], [nanosToHex(3n)]]);
+  kv.failWith = null;
+  // The next decision stores trace-c again (its place is kept) and forgets trace-b's; trace-a's stored entry stays.
+  assert.equal(await writer.ingest([span(3, { trace_id: 'trace-c' })]), { stored: 1, refused: 0 });
+  assert.equal([places('trace-a'), places('trace-b'), places('trace-c')], [[nanosToHex(1n)], [], [nanosToHex(3n)]]);
+  assert.equal([...store.spansOfTrace('trace-c')].map((stored) => stored.span_id), ['span-3']);
+  assert.equal([...store.spansOfTrace('trace-b')], []);
+  await writer.stop();
 });
 
 test('trace entries are keyed by their first start, and a reopened store finds every trace by its id', async () => {
