@@ -37,13 +37,15 @@ const result = await autocannon({
 } as autocannon.Options);
 const seconds = (performance.now() - started) / 1000;
 const own = process.cpuUsage(before.own);
-const others = machineSeconds() - before.machine - (processSeconds(options.serverPid) - before.server) - (own.user + own.system) / 1e6;
+const server = processSeconds(options.serverPid) - before.server;
+const others = machineSeconds() - before.machine - server - (own.user + own.system) / 1e6;
 const answer: LoadResult = {
   requestsPerSecond: result.requests.average,
   latencyP50Ms: result.latency.p50,
   latencyP99Ms: result.latency.p99,
   errors: result.errors,
   non2xx: result.non2xx,
+  serverCpuMicros: result.requests.total > 0 ? (server * 1e6) / result.requests.total : 0,
   otherCores: Math.max(0, others / seconds),
 };
 process.stdout.write(`${JSON.stringify(answer)}\n`);
