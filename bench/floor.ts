@@ -48,8 +48,7 @@ async function postsWithoutDisk(bare: ChildServer): Promise<Row[]> {
   const service = await startService({ env: { STORAGE: 'memory', LIMIT_ITERATIONS_PER_JOB_MAX: '100000' } });
   try {
     const { access, projectId } = await signUp(service.url, 'floor');
-    const auth = { authorization: `Bearer ${access}` };
-    const posts = (jobs: number) => comparePosts(bare, service, auth, projectId, jobs);
+    const posts = (jobs: number) => comparePosts(bare, service, access, projectId, jobs);
     const name = 'floor: the service on STORAGE=memory, POST /api/job-iterations/';
     return [
       reported(`${name} (${spreadJobs} running jobs, 50 connections)`, await posts(spreadJobs)),

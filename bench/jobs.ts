@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ChildServer, compareWithBare, type Comparison, comparisonNote, quick, removeDir, type Row, type Seeded, seedStore, startBareAndService } from './harness.ts';
+import { type ChildServer, compareWithBare, type Comparison, comparisonNote, quick, removeDir, type Row, type Seeded, seedStore, sendJson, startBareAndService } from './harness.ts';
 
 const jobCount = quick ? 10_000 : 100_000;
 const iterationsPerJob = 10;
@@ -33,12 +33,13 @@ export async function run(): Promise<Row[]> {
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     const { bare, service } = await startBareAndService({ dataDir, env: { LIMIT_ITERATIONS_PER_JOB_MAX: String(iterationsPerJobMax) } });
     try {
-      const auth = { authorization: `Bearer ${await login(service.url, seeded)}` };
+      const access = await login(service.url, seeded);
+      const auth = { authorization: `Bearer ${access}` };
       const listUrl = `${service.url}/api/jobs/?status=running&ordering=-created_at`;
       await checkRunningPage(listUrl, auth);
       const list = await compareWithBare(bare, { url: listUrl, serverPid: service.pid, headers: auth, connections });
       const rssMb = service.rssMb();
-      const posts = (jobs: number) => comparePosts(bare, service, auth, seeded.projectId, jobs);
+      const posts = (jobs: number) => comparePosts(bare, service, access, seeded.projectId, jobs);
       const spread = await posts(spreadJobs);
       const hot = await posts(1);
       const stored = `${jobCount.toLocaleString('en-US')} jobs`;
@@ -90,13 +91,7 @@ export async function run(): Promise<Row[]> {
 
 /** Logs in as the seeded user. */
 async function login(url: string, seeded: Seeded): Promise<string> {
-  const response = await fetch(`${url}/api/auth/token/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: seeded.email, password: seeded.password }),
-  });
-  if (!response.ok) throw new Error(`login answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { access: string }).access;
+  return (await sendJson(url, 'POST', '/api/auth/token/', { email: seeded.email, password: seeded.password })).access as string;
 }
 
 /** The measured page must be what it claims: a full page of the newest running jobs. */
@@ -114,28 +109,22 @@ async function checkRunningPage(url: string, headers: Record<string, string>): P
  * Iterations posted by 50 connections to `jobs` running jobs of the project, made afresh for every
  * round, against the bare server.
  */
-export function comparePosts(bare: ChildServer, service: ChildServer, auth: Record<string, string>, project: string, jobs: number): Promise<Comparison> {
+export function comparePosts(bare: ChildServer, service: ChildServer, access: string, project: string, jobs: number): Promise<Comparison> {
   return compareWithBare(bare, async () => ({
     url: `${service.url}/api/job-iterations/`,
     serverPid: service.pid,
     method: 'POST',
-    headers: { ...auth, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' },
     connections,
-    bodies: iterationBodies(await runningJobs(service.url, auth, project, jobs)),
+    bodies: iterationBodies(await runningJobs(service.url, access, project, jobs)),
   }));
 }
 
 /** `count` new running jobs in the project, made over HTTP as a client would. */
-async function runningJobs(url: string, headers: Record<string, string>, project: string, count: number): Promise<string[]> {
+async function runningJobs(url: string, access: string, project: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`${url}/api/jobs/`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ project, job_type: 'prompt_tuning', status: 'running' }),
-    });
-    if (response.status !== 201) throw new Error(`creating a job answered ${response.status}: ${await response.text()}`);
-    ids.push(((await response.json()) as { id: string }).id);
+    ids.push((await sendJson(url, 'POST', '/api/jobs/', { project, job_type: 'prompt_tuning', status: 'running' }, access)).id as string);
   }
   return ids;
 }

@@ -13,7 +13,7 @@ import type { Uses } from '../http/deps.ts';
 type LinkingDeps = Uses<'readModel' | 'registry' | 'clock'>;
 import { fail } from '../http/errors.ts';
 import { canSee } from '../http/visibility.ts';
-import { canonicalUuid, isUuid } from '../validation/validator.ts';
+import { canonicalUuidOf } from '../validation/validator.ts';
 import { slugify } from './slug.ts';
 import type { ResourceDraft, SpanDraft, SpanLinks } from './spans.ts';
 
@@ -93,8 +93,8 @@ export class SpanLinker {
     if (principal.apiKey) {
       if (canSee(deps, principal, principal.apiKey.project)) return principal.apiKey.project;
     } else {
-      const hint = resource.projectHint;
-      if (hint && isUuid(hint) && canSee(deps, principal, canonicalUuid(hint))) return canonicalUuid(hint);
+      const hinted = resource.projectHint ? canonicalUuidOf(resource.projectHint) : undefined;
+      if (hinted && canSee(deps, principal, hinted)) return hinted;
       const oldest = [...(deps.readModel.membershipsByUser.get(principal.user.id)?.values() ?? [])]
         .filter((membership) => canSee(deps, principal, membership.project))
         .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.project < b.project ? -1 : 1))[0];
@@ -147,9 +147,8 @@ function agentName(hint: string | null): string | null {
 
 /** The canonical id when `hint` is a UUID that `exists` accepts, else null. */
 function linkedId(hint: string | null, exists: (id: string) => boolean): string | null {
-  if (!hint || !isUuid(hint)) return null;
-  const id = canonicalUuid(hint);
-  return exists(id) ? id : null;
+  const id = hint ? canonicalUuidOf(hint) : undefined;
+  return id !== undefined && exists(id) ? id : null;
 }
 
 function liveAgentWithSlug(deps: Pick<LinkingDeps, 'readModel'>, project: string, slug: string): Agent | undefined {

@@ -167,7 +167,8 @@ function rewrittenCanonical(value: string): string {
 
 const uuidPattern = /^(?:urn:uuid:)?(?:[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12})$/i;
 
-export function isUuid(value: string): boolean {
+/** The `uuid` format: any form Django's UUID field accepts. */
+function isUuid(value: string): boolean {
   return uuidPattern.test(value);
 }
 
