@@ -125,6 +125,8 @@ export interface LoadOptions {
   durationSeconds?: number;
   /** Bodies to cycle through (one per request), instead of one fixed body. */
   bodies?: string[];
+  /** With `bodies`: the path each body is sent to (the same index), instead of the URL's. */
+  paths?: string[];
 }
 
 /** Seconds of a single load run (latency figures); `--quick` shortens every run for a smoke check. */

@@ -20,6 +20,7 @@ function processSeconds(pid: number): number {
 
 const options = JSON.parse(await text(process.stdin)) as LoadOptions;
 const bodies = options.bodies;
+const paths = options.paths;
 let next = 0;
 const before = { machine: machineSeconds(), server: processSeconds(options.serverPid), own: process.cpuUsage() };
 const started = performance.now();
@@ -30,9 +31,14 @@ const result = await autocannon({
   body: bodies ? undefined : options.body,
   connections: options.connections ?? 50,
   duration: options.durationSeconds,
-  // One body after another from the list, whichever connection sends next.
+  // One body after another from the list (to its path, when paths are given), whichever connection sends next.
   requests: bodies
-    ? [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }]
+    ? [{
+        setupRequest: (request: Record<string, unknown>) => {
+          const at = next++ % bodies.length;
+          return { ...request, body: bodies[at], ...(paths ? { path: paths[at] } : {}) };
+        },
+      }]
     : undefined,
 } as autocannon.Options);
 const seconds = (performance.now() - started) / 1000;

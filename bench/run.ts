@@ -11,6 +11,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'retention', load: () => import('./retention.ts') },
   { name: 'events', load: () => import('./events.ts') },
   { name: 'views', load: () => import('./views.ts') },
+  { name: 'results', load: () => import('./results.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
 ];
 

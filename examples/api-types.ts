@@ -464,6 +464,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/job-iterations/{id}/results/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An iteration's results (without output), by datapoint order then attempt unless `ordering` says score. */
+        get: operations["job_iterations_results_list"];
+        put?: never;
+        /** Write a batch of results (one row per datapoint and attempt) of a dataset version of the job's agent. The first batch pins the iteration to its version; a row sent again replaces it. The whole batch is checked before anything is written. */
+        post: operations["job_iterations_results_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-iterations/{id}/results/summary/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an iteration's results add up to: coverage, the mean score and pass rate with 95% intervals over datapoints, and each numeric dimension. */
+        get: operations["job_iterations_results_summary_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-iterations/{id}/results/{result_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One result, with its output. */
+        get: operations["job_iterations_results_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{id}/results-summary/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every iteration's results summary of a job, in the job's iteration order (iterations without results included). */
+        get: operations["jobs_results_summary_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces": {
         parameters: {
             query?: never;
@@ -1670,6 +1739,186 @@ export interface components {
             paths: Record<string, never>;
             /** @description Schemas, shared error responses and security schemes. */
             components: Record<string, never>;
+        };
+        "results.fields.datasetVersion": {
+            /** Format: uuid */
+            id: string;
+            version: number;
+        };
+        "results.fields.dimensionScores": {
+            [key: string]: number;
+        } | null;
+        /** @description A two-sided interval; null when it cannot be formed (fewer than two values, or none). */
+        "results.fields.interval": {
+            low: number;
+            high: number;
+        } | null;
+        "results.fields.spanId": string | null;
+        /** @enum {string} */
+        "results.fields.status": "ok" | "error";
+        "results.fields.traceId": string | null;
+        /** @description The results summary of every iteration of a job, in the job's iteration order (order, then created_at). */
+        "results.job-summary-response": {
+            /** Format: uuid */
+            job: string;
+            iterations: components["schemas"]["results.summary-response"][];
+        };
+        /** @description A page of results.result-list-item-response. */
+        "results.result-list-item-page": {
+            /** @description How many items match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's items. */
+            results: components["schemas"]["results.result-list-item-response"][];
+        };
+        /** @description A result as listed: everything but its output. */
+        "results.result-list-item-response": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            iteration: string;
+            /** Format: uuid */
+            datapoint: string;
+            datapoint_order: number;
+            attempt: number;
+            score: number | null;
+            passed: boolean | null;
+            dimension_scores: components["schemas"]["results.fields.dimensionScores"];
+            status: components["schemas"]["results.fields.status"];
+            error: string;
+            /** @description The trace of this run (lower-case hex), to open its waterfall: GET /api/traces/{trace_id}/. */
+            trace_id: string | null;
+            span_id: string | null;
+            latency_ms: number | null;
+            cost: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description How one candidate (an iteration) did on one datapoint in one attempt. */
+        "results.result-response": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            iteration: string;
+            /** Format: uuid */
+            datapoint: string;
+            datapoint_order: number;
+            attempt: number;
+            score: number | null;
+            passed: boolean | null;
+            dimension_scores: components["schemas"]["results.fields.dimensionScores"];
+            status: components["schemas"]["results.fields.status"];
+            error: string;
+            /** @description The trace of this run (lower-case hex), to open its waterfall: GET /api/traces/{trace_id}/. */
+            trace_id: string | null;
+            span_id: string | null;
+            latency_ms: number | null;
+            cost: number | null;
+            /** @description Any JSON value. */
+            output: unknown;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        "results.results-write": {
+            /** @description A dataset version of the job's agent. The first batch pins the iteration to it; later batches may leave it out. */
+            dataset?: components["schemas"]["common.pkOrNull"];
+            results: {
+                /** @description The datapoint's id; or name it by datapoint_order. */
+                datapoint?: components["schemas"]["common.pkOrNull"];
+                /** @description The datapoint's `order` in the version (it must be the order of exactly one datapoint). */
+                datapoint_order?: number | null;
+                /**
+                 * @description Which run of the datapoint (runs_per_eval > 1); (iteration, datapoint, attempt) names a row, and sending it again replaces it.
+                 * @default 0
+                 */
+                attempt?: number | null;
+                /** @description Required unless status is error. */
+                score?: components["schemas"]["common.numberOrNull"];
+                passed?: components["schemas"]["common.booleanOrNull"];
+                dimension_scores?: components["schemas"]["results.fields.dimensionScores"];
+                /**
+                 * @default ok
+                 * @enum {string|null}
+                 */
+                status?: "ok" | "error" | null;
+                /** @default  */
+                error?: string | null;
+                trace_id?: components["schemas"]["results.fields.traceId"];
+                span_id?: components["schemas"]["results.fields.spanId"];
+                latency_ms?: number | null;
+                cost?: number | null;
+                /** @description Any JSON value: what the agent answered (shown only by the result's own detail). */
+                output?: components["schemas"]["common.json"];
+            }[];
+        };
+        /** @description What a durable batch did: rows created and replaced, and the iteration's rows now. */
+        "results.results-written-response": {
+            /**
+             * Format: uuid
+             * @description The dataset version the iteration's results are of.
+             */
+            dataset: string;
+            created: number;
+            replaced: number;
+            results_count: number;
+        };
+        /** @description What an iteration's results add up to. Several attempts of a datapoint are averaged first, so each datapoint counts once; only results with status ok count towards scores, passes and dimensions. Every datapoint of the version is exactly one of scored, errors (results, all errors) or missing (no result). Intervals are at 95%. */
+        "results.summary-response": {
+            /** Format: uuid */
+            iteration: string;
+            /** @description The version the results are of; null while the iteration has none. */
+            dataset: components["schemas"]["results.fields.datasetVersion"] | null;
+            /** @description Datapoints in the version. */
+            datapoints: number;
+            /** @description Result rows, errors included. */
+            results: number;
+            /** @description Result rows with status error. */
+            error_results: number;
+            /** @description Datapoints with at least one ok result. */
+            scored: number;
+            /** @description Datapoints with results, every one an error. */
+            errors: number;
+            missing: {
+                /** @description Datapoints with no result at all. */
+                count: number;
+                /** @description The first 100 of them, by order. */
+                datapoints: string[];
+            };
+            /** @description The most results any one datapoint has. */
+            attempts_max: number;
+            /** @description Mean over scored datapoints of each one's mean score. */
+            mean_score: number | null;
+            /** @description t interval of mean_score (n - 1 degrees of freedom over the scored datapoints). */
+            score_ci95: components["schemas"]["results.fields.interval"];
+            /** @description Datapoints most of whose ok attempts with a `passed` passed (a tie does not). */
+            passed: number;
+            /** @description Datapoints with a `passed` on some ok attempt that did not pass. */
+            failed: number;
+            /** @description passed / (passed + failed). */
+            pass_rate: number | null;
+            /** @description Wilson score interval over datapoints (never attempts). */
+            pass_rate_ci95: components["schemas"]["results.fields.interval"];
+            /** @description Every numeric dimension of dimension_scores, sorted by name, summarized as the score is. */
+            dimensions: {
+                name: string;
+                /** @description Datapoints with this dimension on an ok result. */
+                n: number;
+                mean: number | null;
+                ci95: components["schemas"]["results.fields.interval"];
+            }[];
         };
         /** @description OTLP ExportTraceServiceResponse in the OTLP/JSON encoding: empty when every span was stored. */
         "traces.export-response": {
@@ -3327,6 +3576,160 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["iterations.iteration-comparison-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    job_iterations_results_list: {
+        parameters: {
+            query?: {
+                /** @description Only items whose status equals this. */
+                status?: components["schemas"]["results.fields.status"];
+                /** @description Only items whose passed equals this. */
+                passed?: boolean;
+                /** @description Only items whose datapoint equals this. */
+                datapoint?: string;
+                /** @description Only items whose attempt equals this. */
+                attempt?: number;
+                /** @description Only items whose score is at least this. */
+                score_min?: number;
+                /** @description Only items whose score is at most this. */
+                score_max?: number;
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+                /** @description Which field to use when ordering the results: datapoint_order, score. Prefix "-" for descending; separate several with commas. */
+                ordering?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["results.result-list-item-page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    job_iterations_results_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["results.results-write"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["results.results-written-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    job_iterations_results_summary_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["results.summary-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    job_iterations_results_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                result_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["results.result-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    jobs_results_summary_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["results.job-summary-response"];
                 };
             };
             401: components["responses"]["Unauthorized"];

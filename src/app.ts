@@ -18,6 +18,7 @@ import { iterationRoutes } from './http/resources/iterations.ts';
 import { jobRoutes } from './http/resources/jobs.ts';
 import { metricsRoutes } from './http/resources/metrics.ts';
 import { projectRoutes } from './http/resources/projects.ts';
+import { resultRoutes } from './http/resources/results.ts';
 import { traceRoutes } from './http/resources/traces.ts';
 import { mountRoutes, type Route } from './http/route.ts';
 
@@ -31,6 +32,7 @@ export function allRoutes(deps: Deps): Route[] {
     ...datasetRoutes(deps),
     ...jobRoutes(deps),
     ...iterationRoutes(deps),
+    ...resultRoutes(deps),
     ...traceRoutes(deps),
     ...eventRoutes(deps),
   ];

@@ -101,6 +101,28 @@ export interface Limits {
   eventHeartbeatSeconds: number;
   /** Trace ids named in one spans.ingested event. */
   eventTraceIdsMax: number;
+  /** Bytes of a POST /api/job-iterations/{id}/results/ body. */
+  resultBodyBytesMax: number;
+  /** Rows in one results batch. */
+  resultRowsPerBatchMax: number;
+  /** Characters of one result's `output` written as JSON. */
+  resultOutputCharsMax: number;
+  /** Numeric dimensions in one result's dimension_scores. */
+  resultDimensionsMax: number;
+  /** Distinct dimension names over one iteration's results (each is a column in memory). */
+  resultDimensionsPerIterationMax: number;
+  /** Attempts of one datapoint by one iteration: `attempt` is 0 .. this - 1. */
+  attemptsPerDatapointMax: number;
+  /** Results one iteration holds. */
+  resultsPerIterationMax: number;
+  /** Result rows waiting to be written before further batches get 503. */
+  resultQueueRowsMax: number;
+  /** Result rows of waiting batches written together in one commit. */
+  resultCommitRowsMax: number;
+  /** Result rows removed in one commit when their iteration is gone. */
+  resultPurgeRowsMax: number;
+  /** Result summaries kept once computed (each until its iteration's results change). */
+  summaryCacheEntriesMax: number;
 }
 
 export interface Config {
@@ -170,6 +192,17 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   eventStreamBufferBytesMax: 1024 * 1024,
   eventHeartbeatSeconds: 15,
   eventTraceIdsMax: 100,
+  resultBodyBytesMax: 16 * 1024 * 1024,
+  resultRowsPerBatchMax: 1000,
+  resultOutputCharsMax: 64 * 1024,
+  resultDimensionsMax: 32,
+  resultDimensionsPerIterationMax: 64,
+  attemptsPerDatapointMax: 100,
+  resultsPerIterationMax: 1_000_000,
+  resultQueueRowsMax: 65_536,
+  resultCommitRowsMax: 8192,
+  resultPurgeRowsMax: 4096,
+  summaryCacheEntriesMax: 256,
 });
 
 /** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */
@@ -190,6 +223,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (limits.progressPageSizeDefault > limits.progressPageSizeMax) {
     throw new ConfigError('LIMIT_PROGRESS_PAGE_SIZE_DEFAULT must not exceed LIMIT_PROGRESS_PAGE_SIZE_MAX');
+  }
+  if (limits.attemptsPerDatapointMax > 4096) {
+    // A result's id holds its attempt in 12 bits (resultIdOf).
+    throw new ConfigError('LIMIT_ATTEMPTS_PER_DATAPOINT_MAX must not exceed 4096');
   }
   if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
     throw new ConfigError('LIMIT_HEADERS_TIMEOUT_SECONDS must not exceed LIMIT_REQUEST_TIMEOUT_SECONDS');

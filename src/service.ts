@@ -28,6 +28,9 @@ import { Journal } from './store/journal.ts';
 import type { Kv } from './store/kv.ts';
 import { LmdbKv } from './store/lmdb-kv.ts';
 import { MemoryKv } from './store/memory-kv.ts';
+import { Results } from './results/results.ts';
+import { ResultIntake } from './results/result-intake.ts';
+import { Tenancy } from './tenancy.ts';
 import { Traces } from './traces/traces.ts';
 import { sharedValidator } from './validation/validator.ts';
 
@@ -68,6 +71,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const readModel = new ReadModel();
   const jsonCache = new JsonCache(config.limits.jsonCacheCharsMax);
   const traces = new Traces({ kv, config, clock, logger, outcome: recordStoreOutcome });
+  const results = new Results({
+    kv,
+    limits: config.limits,
+    logger,
+    outcome: recordStoreOutcome,
+    // Results are wanted while their iteration lives and their version's agent is not deleted.
+    isLive: (iteration, roster) => readModel.iterations.get(iteration) !== undefined && readModel.agents.get(roster.agent) !== undefined,
+  });
   // Event ids grow across restarts too: each process starts numbering at the clock's microseconds.
   const changes = new ChangeFeed(config.limits, clock.nowMs() * 1000);
   const started = clock.nowMs();
@@ -78,11 +89,16 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     storeOutcome: recordStoreOutcome,
     projectDeleted: (projectId) => traces.forgetProject(projectId),
     jsonText: (value) => jsonCache.text(value),
-    changed: (committed) => changes.publish(publishedChanges(committed, readModel, jsonCache)),
+    changed: (committed) => {
+      changes.publish(publishedChanges(committed, readModel, jsonCache));
+      if (committed.some((change) => change.type.endsWith('.deleted'))) results.sweepSoon();
+    },
   });
+  results.load();
   // Before anything writes in the background: the store reopens underneath.
   await kv.releaseRecoveryPages();
   traces.start((projectId) => readModel.projects.get(projectId) !== undefined);
+  results.start();
   logger.info({ ms: clock.nowMs() - started, ...registry.counts(), storage: kv.kind }, 'state recovered');
   const tokens = new Tokens(config.secretKey ?? (await storedSecret(journal)), config.limits.tokenCacheEntriesMax, () =>
     Math.floor(clock.nowMs() / 1000),
@@ -92,12 +108,17 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     nowMs: clock.nowMs,
     failed: (error) => logger.debug({ err: error }, 'could not record API key use'),
   });
+  const validator = sharedValidator();
+  const resultIntake = new ResultIntake({ results, readModel, gates: registry.gates, changes, clock, limits: config.limits, validator });
   const deps: Deps = {
     config,
     kv,
     registry,
     readModel,
-    validator: sharedValidator(),
+    tenancy: new Tenancy(readModel, registry.gates),
+    results,
+    resultIntake,
+    validator,
     tokens,
     authenticator: new Authenticator({ readModel, tokens, nowMs: clock.nowMs, keyUsed }),
     loginThrottle: new LoginThrottle(config.limits),
@@ -109,6 +130,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       storeBytes: () => kv.stats().bytes,
       storeHealthy: () => health.isHealthy,
       spansStored: () => traces.spansStored,
+      spanResults: () => resultIntake.fromSpans,
     }),
     jsonCache,
     clock,
@@ -151,6 +173,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         changes.close();
         if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
         await traces.close();
+        await results.close();
         await registry.close();
         await kv.close();
       })();

@@ -13,6 +13,7 @@ export const changeTypes = [
   'job.created', 'job.updated', 'job.deleted',
   'iteration.created', 'iteration.updated', 'iteration.deleted',
   'spans.ingested',
+  'results.written',
 ] as const;
 
 export type ChangeType = (typeof changeTypes)[number];

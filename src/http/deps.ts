@@ -11,6 +11,9 @@ import type { JsonCache } from '../json-cache.ts';
 import type { ReadModel } from '../read-model.ts';
 import type { StoreHealth } from '../store/health.ts';
 import type { Kv } from '../store/kv.ts';
+import type { Tenancy } from '../tenancy.ts';
+import type { Results } from '../results/results.ts';
+import type { ResultIntake } from '../results/result-intake.ts';
 import type { Traces } from '../traces/traces.ts';
 import type { Validator } from '../validation/validator.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -27,6 +30,12 @@ export interface Deps {
   health: StoreHealth;
   /** JSON text of immutable records, shared by the journal and responses. */
   jsonCache: JsonCache;
+  /** What each caller may see. */
+  tenancy: Tenancy;
+  /** Results per datapoint (src/results/). */
+  results: Results;
+  /** How results are written, posted or carried by spans. */
+  resultIntake: ResultIntake;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
   /** Every committed change, for the event streams (GET /api/events/). */

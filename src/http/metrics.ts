@@ -17,6 +17,8 @@ export interface MetricSources {
   storeHealthy(): boolean;
   /** Spans stored since start. */
   spansStored(): number;
+  /** Results reported by spans since start: applied, and not applied. */
+  spanResults(): { applied: number; notApplied: number };
 }
 
 const actorKinds = ['identity', 'project', 'agent', 'job'] as const;
@@ -162,6 +164,18 @@ export class ServiceMetrics implements RequestObserver {
       collect() {
         this.reset();
         this.inc(sources.spansStored());
+      },
+    });
+    new Counter({
+      name: 'overmind_span_results_total',
+      help: 'Results reported by spans (overmind.eval.score) since start: applied, or not applied (no such iteration, datapoint or version; a malformed value).',
+      labelNames: ['outcome'],
+      registers,
+      collect() {
+        const counts = sources.spanResults();
+        this.reset();
+        this.inc({ outcome: 'applied' }, counts.applied);
+        this.inc({ outcome: 'not_applied' }, counts.notApplied);
       },
     });
   }

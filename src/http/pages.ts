@@ -4,7 +4,7 @@
 // read from changes (listEndpoint).
 import type { Identified } from '../query/collection.ts';
 import type { Filter } from '../query/filters.ts';
-import { runList, type Listable } from '../query/list.ts';
+import { runList, type Listable, type ListRequest } from '../query/list.ts';
 import { parseOrdering } from '../query/ordering.ts';
 import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
 import { splitSearchTerms } from '../query/search.ts';
@@ -21,10 +21,15 @@ export interface Envelope<T> {
   results: T[];
 }
 
-export interface ListOptions<T extends Identified, R> {
+export interface ListOptions<T extends object, R> {
   /** $id of the query schema that declares filters, ordering and search. */
   schema: string;
   serialize: (record: T) => R;
+  /**
+   * An item's JSON text, when it is not an immutable record whose text deps.jsonCache keeps
+   * (a result row read from the store for the page).
+   */
+  text?: (item: T) => string;
   /** Fields that follow other records, appended to each item's cached text (see withLiveFields). */
   liveFields?: LiveFields<T>;
 }
@@ -35,9 +40,17 @@ export interface LiveFields<T> {
   version(): number;
 }
 
+/** Items a list reads its pages from by itself (not a read-model collection): results of one iteration. */
+export interface Readable<T> {
+  /** Changes whenever what `read` answers may have (query/versions.ts). */
+  readonly version: number;
+  read(request: ListRequest): Page<T>;
+}
+
 /** What one request lists. */
-export interface ListScope<T extends Identified> {
-  collection: Listable<T>;
+export interface ListScope<T extends object> {
+  /** A read-model collection (or sorted records) of identified records, or items read by themselves. */
+  collection: Listable<Extract<T, Identified>> | Readable<T>;
   /** Partitions (projects) the caller may see; the query's partition parameter narrows them. */
   partitions: readonly string[];
   /** Filters the endpoint itself imposes. */
@@ -50,7 +63,7 @@ export interface ListScope<T extends Identified> {
  * so it is kept as the bytes sent until the list's or the live fields' version changes: a page
  * asked for again is sent as it was made (AnswerCache).
  */
-export function listEndpoint<T extends Identified, R>(
+export function listEndpoint<T extends object, R>(
   deps: Uses<'config' | 'validator' | 'jsonCache'>,
   options: ListOptions<T, R>,
 ): (ctx: ApiContext, scope: ListScope<T>) => void {
@@ -69,7 +82,7 @@ export function listEndpoint<T extends Identified, R>(
  * One page of a scope as DRF's envelope. Each record's JSON text comes from deps.jsonCache
  * (records are immutable), so a page is assembled from ready-made texts.
  */
-function pageText<T extends Identified, R>(
+function pageText<T extends object, R>(
   ctx: ApiContext,
   deps: Uses<'config' | 'jsonCache'>,
   options: ListOptions<T, R>,
@@ -90,11 +103,15 @@ function pageText<T extends Identified, R>(
     searchFields: declaration.search,
     ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
   };
-  const page = paginate(ctx, deps, (offset, limit) => runList(scope.collection, { ...request, offset, limit }), (record) => record);
-  const { liveFields, serialize } = options;
-  const textOf = liveFields
-    ? (record: T) => withLiveFields(deps.jsonCache.text(record, serialize), liveFields.of(record))
-    : (record: T) => deps.jsonCache.text(record, serialize);
+  const { collection } = scope;
+  const read = 'read' in collection ? (asked: ListRequest) => collection.read(asked) : (asked: ListRequest) => runList(collection, asked) as Page<T>;
+  const page = paginate(ctx, deps, (offset, limit) => read({ ...request, offset, limit }), (record) => record);
+  const { liveFields, serialize, text } = options;
+  const textOf = text
+    ? text
+    : liveFields
+      ? (record: T) => withLiveFields(deps.jsonCache.text(record, serialize), liveFields.of(record))
+      : (record: T) => deps.jsonCache.text(record, serialize);
   const results = page.results.map(textOf).join(',');
   return `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`;
 }

@@ -4,6 +4,8 @@
 // The few fields that are not the record's own (a job's iterations, its agent's name, a new key)
 // are passed in. Answers that are not one record (eval_spec, the views) are written out here.
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
+import type { ResultRecord } from '../domain/results.ts';
+import type { ResultSummary } from '../views/result-summary.ts';
 import type { JsonCache } from '../json-cache.ts';
 import { sharedValidator } from '../validation/validator.ts';
 import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
@@ -137,6 +139,17 @@ export const progressSummaryJson = ({ counts, best }: ProgressSummary) => ({
   best_iteration: best?.id ?? null,
   best_score: best?.avg_score ?? null,
 });
+
+/** A result as listed: its stored row (no output) and the iteration it belongs to. */
+const resultListItem = representation<Omit<ResultRecord, 'output'>>('results.result-list-item-response', ['iteration']);
+export const resultListItemJson = (iteration: string, row: Omit<ResultRecord, 'output'>) => resultListItem(row, { iteration });
+
+/** A result with its output (kept as JSON text). */
+const result = representation<ResultRecord>('results.result-response', ['iteration', 'output']);
+export const resultJson = (iteration: string, record: ResultRecord) => result(record, { iteration, output: JSON.parse(record.output) as unknown });
+
+const resultSummary = representation<ResultSummary>('results.summary-response', ['iteration']);
+export const resultSummaryJson = (iteration: string, summary: ResultSummary) => resultSummary(summary, { iteration });
 
 const job = representation<Job>('jobs.job-response', ['iterations', 'agent_display_name']);
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */

@@ -10,7 +10,7 @@ import { timestamp } from '../clock.ts';
 import type { Uses } from '../http/deps.ts';
 
 /** What linking reads and writes: the records spans name, and the agents it creates. */
-type LinkingDeps = Uses<'readModel' | 'registry' | 'clock'>;
+type LinkingDeps = Uses<'tenancy' | 'readModel' | 'registry' | 'clock'>;
 import { fail } from '../http/errors.ts';
 import { canSee } from '../http/visibility.ts';
 import { canonicalUuidOf } from '../validation/validator.ts';

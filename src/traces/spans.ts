@@ -4,6 +4,7 @@
 import type { JsonValue } from './json-text.ts';
 import { uint64Difference, uint64ToHex } from './nanos.ts';
 import type { ExportRequest, OtlpSpan } from './otlp-wire.ts';
+import { evaluationOf, type SpanEvaluation } from './span-evaluation.ts';
 import { pack, type SpanRecord } from './span-record.ts';
 import { tokensOf, type Attributes } from './span-type.ts';
 
@@ -53,6 +54,8 @@ export interface SpanDraft {
   /** What is kept of its detail: its shown fields as sent (OtlpSpan.shown, span-record.ts). */
   otlp: Uint8Array;
   scope: { name: string; version: string };
+  /** The result the span reports about its case, if it reports one (span-evaluation.ts). */
+  evaluation: SpanEvaluation | null;
 }
 
 export interface Drafted {
@@ -113,6 +116,7 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
   const attributes = checkedDepth(span.attributes, depthMax);
   for (const { attributes } of span.events) checkedDepth(attributes, depthMax);
   for (const { attributes } of span.links) checkedDepth(attributes, depthMax);
+  const durationNs = uint64Difference(span.endTimeUnixNano, span.startTimeUnixNano);
   return {
     resource,
     hints: {
@@ -129,11 +133,20 @@ function draftSpan(span: OtlpSpan, resource: ResourceDraft, scope: { name: strin
     operation: operationOf(attributes),
     start_time_ns: uint64ToHex(span.startTimeUnixNano),
     end_time_ns: uint64ToHex(span.endTimeUnixNano),
-    duration_ns: uint64Difference(span.endTimeUnixNano, span.startTimeUnixNano),
+    duration_ns: durationNs,
     status_code: span.statusCode,
     tokens: tokensOf(attributes),
     otlp: span.shown,
     scope,
+    evaluation: evaluationOf({
+      attributes,
+      resourceAttributes: resource.attributes,
+      traceId,
+      spanId,
+      statusCode: span.statusCode,
+      statusMessage: span.statusMessage,
+      durationNs,
+    }),
   };
 }
 

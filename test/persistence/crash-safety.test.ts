@@ -1,6 +1,6 @@
 // Crash safety: the service, started as `npm start` starts it, takes concurrent writes of every
-// kind (agents, datasets, activations, jobs, iterations, moves, deletes, OTLP spans as JSON and
-// protobuf) and is killed with SIGKILL at a random moment, again and again, then stopped with
+// kind (agents, datasets, activations, jobs, iterations, moves, deletes, results, OTLP spans as
+// JSON and protobuf) and is killed with SIGKILL at a random moment, again and again, then stopped with
 // SIGTERM under the same load. After every restart each acknowledged write is there and intact,
 // nothing half-applied or never sent is visible, and the invariants between resources hold.
 import { rmSync } from 'node:fs';
@@ -112,6 +112,7 @@ interface DatasetModel {
 
 interface JobModel {
   slug: string;
+  agent: AgentModel;
   id: string | null;
   exists: Register<boolean>;
   bestScore: Register<number>;
@@ -125,6 +126,10 @@ interface IterationModel {
   /** The prompt_slug of its job. */
   job: Register<string>;
   avgScore: Register<number>;
+  /** The name of the dataset version its results are pinned to. */
+  pinned: Register<string | null>;
+  /** Each result row sent, by "order/attempt": its score, or null while absent. */
+  results: Map<string, Register<number | null>>;
 }
 
 interface SpanBatch {
@@ -247,7 +252,7 @@ const createJob: Operation = async (world, client, random) => {
   const agent = random.pick(world.usable(world.agents.values()));
   const slug = world.key('job');
   const bestScore = random.int(0, 1000) / 1000;
-  const job: JobModel = { slug, id: null, exists: new Register(false), bestScore: new Register(bestScore) };
+  const job: JobModel = { slug, agent, id: null, exists: new Register(false), bestScore: new Register(bestScore) };
   world.jobs.set(slug, job);
   const reply = await tracked(world, [[job.exists, true]], () =>
     client.post('/api/jobs/', { agent: agent.id, project: world.project, prompt_slug: slug, best_score: bestScore, job_type: 'prompt_tuning' }),
@@ -274,6 +279,8 @@ const createIteration: Operation = async (world, client, random) => {
     exists: new Register(false),
     job: new Register(job.slug),
     avgScore: new Register(avgScore),
+    pinned: new Register(null),
+    results: new Map(),
   };
   world.iterations.set(name, iteration);
   const reply = await tracked(world, [[iteration.exists, true]], () =>
@@ -315,6 +322,38 @@ const deleteIteration: Operation = async (world, client, random) => {
   const iteration = random.pick(iterations);
   iteration.deleting = true;
   await tracked(world, [[iteration.exists, false]], () => client.delete(`/api/job-iterations/${iteration.id}/`), [404]);
+};
+
+/**
+ * A batch of results for an iteration whose job is known: the first pins it to a dataset version
+ * of its job's agent. Another writer may delete the iteration (404) or pin it first, or move it to
+ * a job of another agent before its first batch (400): those are refusals.
+ */
+const writeResults: Operation = async (world, client, random) => {
+  const iterations = liveIterations(world);
+  if (iterations.length === 0) return;
+  const iteration = random.pick(iterations);
+  const jobs = iteration.job.possible();
+  const pins = [...new Set(iteration.pinned.possible())];
+  const job = jobs.length === 1 ? world.jobs.get(jobs[0]!) : undefined;
+  if (!job || pins.length !== 1) return;
+  const pinnedName = pins[0]!;
+  const candidates = world.usable(world.datasets.values()).filter((dataset) => dataset.agent === job.agent);
+  const dataset = pinnedName === null ? (candidates.length > 0 ? random.pick(candidates) : undefined) : world.datasets.get(pinnedName);
+  if (!dataset) return;
+  const rows = new Map<string, { datapoint_order: number; attempt: number; score: number }>();
+  for (let i = random.int(1, 6); i > 0; i--) {
+    const row = { datapoint_order: random.int(0, dataset.datapoints.length - 1), attempt: random.int(0, 2), score: random.int(0, 100) / 100 };
+    rows.set(`${row.datapoint_order}/${row.attempt}`, row);
+  }
+  const changes: [Register<any>, unknown][] = [...rows].map(([key, row]) => {
+    let register = iteration.results.get(key);
+    if (!register) iteration.results.set(key, (register = new Register<number | null>(null)));
+    return [register, row.score];
+  });
+  if (pinnedName === null) changes.push([iteration.pinned, dataset.name]);
+  const named = pinnedName === null || random.chance(0.5) ? { dataset: dataset.id } : {};
+  await tracked(world, changes, () => client.post(`/api/job-iterations/${iteration.id}/results/`, { ...named, results: [...rows.values()] }), [400, 404]);
 };
 
 const ingestSpans: Operation = async (world, client, random) => {
@@ -372,6 +411,7 @@ const operations: [Operation, number][] = [
   [updateIteration, 2],
   [moveIteration, 2],
   [deleteIteration, 1],
+  [writeResults, 4],
   [ingestSpans, 3],
 ];
 
@@ -511,6 +551,23 @@ async function verify(world: World, client: Client): Promise<void> {
     iteration.job.settle(jobSlugs.get(listed.job)!);
     iteration.avgScore.settle(listed.avg_score);
   }
+
+  await eachLimited([...world.iterations.values()], async (iteration) => {
+    const rows = await client.listAll(`/api/job-iterations/${iteration.id}/results/`);
+    const summary = (await client.get(`/api/job-iterations/${iteration.id}/results/summary/`)).body;
+    const pinned = summary.dataset === null ? null : datasetNames.get(summary.dataset.id) ?? null;
+    assertPossible(iteration.pinned, pinned, `iteration ${iteration.name} pinned version`);
+    assert.ok(rows.length === 0 || pinned !== null, `iteration ${iteration.name} has results but no version`);
+    assert.is(summary.results, rows.length, `iteration ${iteration.name}: rows listed against its summary`);
+    const listed = new Map(rows.map((row: any) => [`${row.datapoint_order}/${row.attempt}`, row.score as number]));
+    assertOnlyTracked(listed.keys(), iteration.results, `result of iteration ${iteration.name}`);
+    for (const [key, register] of iteration.results) {
+      const score = listed.get(key) ?? null;
+      assertPossible(register, score, `result ${key} of iteration ${iteration.name}`);
+      register.settle(score);
+    }
+    iteration.pinned.settle(pinned);
+  });
 
   let spansPresent = 0;
   await eachLimited([...world.spanBatches], async (batch) => {

@@ -12,7 +12,7 @@ import { noContent, reply, replyRecord, type ApiContext, type Route } from '../r
 import { projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 /** What these routes use. */
-type AgentDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type AgentDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function agentRoutes(deps: AgentDeps): Route[] {
   const { registry, readModel, clock } = deps;

@@ -22,7 +22,7 @@ import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 
 /** What these routes use. */
-type DatasetDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type DatasetDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function datasetRoutes(deps: DatasetDeps): Route[] {
   const { registry, readModel, clock, config } = deps;

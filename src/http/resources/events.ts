@@ -31,7 +31,7 @@ const heartbeat = ': heartbeat\n\n';
 const reset = 'event: reset\ndata: {}\n\n';
 
 /** What these routes use. */
-type EventDeps = Uses<'changes' | 'authenticator' | 'config' | 'readModel' | 'registry'>;
+type EventDeps = Uses<'tenancy' | 'changes' | 'authenticator' | 'config' | 'readModel' | 'registry'>;
 
 export function eventRoutes(deps: EventDeps): Route[] {
   const { limits } = deps.config;

@@ -15,7 +15,7 @@ import { noContent, reply, type Route } from '../route.ts';
 import { projectReference } from '../visibility.ts';
 
 /** What these routes use. */
-type IdentityDeps = Uses<'registry' | 'readModel' | 'tokens' | 'loginThrottle' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type IdentityDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'tokens' | 'loginThrottle' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function identityRoutes(deps: IdentityDeps): Route[] {
   const { registry, readModel, tokens, config, clock } = deps;

@@ -19,7 +19,7 @@ import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 const changeFields = iterationWritableFields.filter((field) => field !== 'job');
 
 /** What these routes use. */
-type IterationDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type IterationDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function iterationRoutes(deps: IterationDeps): Route[] {
   const { registry, readModel, clock } = deps;

@@ -18,7 +18,7 @@ import { agentReference, projectReference, seenOr404, visibleProjects } from '..
 const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
 
 /** What these routes use. */
-type JobDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type JobDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function jobRoutes(deps: JobDeps): Route[] {
   const { registry, readModel, clock } = deps;

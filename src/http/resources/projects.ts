@@ -15,7 +15,7 @@ import { seenOr404, visibleProjects } from '../visibility.ts';
 const projectFields = ['name', 'slug', 'description', 'is_active', 'settings'];
 
 /** What these routes use. */
-type ProjectDeps = Uses<'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type ProjectDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function projectRoutes(deps: ProjectDeps): Route[] {
   const { registry, readModel, clock } = deps;

@@ -10,7 +10,8 @@ import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
 import type { Ingested } from '../../traces/span-store.ts';
-import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted } from '../../traces/spans.ts';
+import type { SpanEvaluation } from '../../traces/span-evaluation.ts';
+import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted, type SpanDraft, type SpanLinks } from '../../traces/spans.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { paginate } from '../pages.ts';
@@ -18,7 +19,7 @@ import { replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { visibleProjects } from '../visibility.ts';
 
 /** What these routes use. */
-type TraceDeps = Uses<'config' | 'registry' | 'readModel' | 'traces' | 'changes' | 'validator' | 'clock'>;
+type TraceDeps = Uses<'tenancy' | 'config' | 'registry' | 'readModel' | 'traces' | 'resultIntake' | 'changes' | 'validator' | 'clock'>;
 
 export function traceRoutes(deps: TraceDeps): Route[] {
   const { config, registry, traces, clock } = deps;
@@ -62,8 +63,11 @@ export function traceRoutes(deps: TraceDeps): Route[] {
     const links = await linker.linksFor(ctx.state.principal, drafts);
     const receivedAt = clock.nowMs();
     if (drafts.length === 0) return { rejected, refused: 0 };
+    const { byIteration, unlinked } = evaluationsByIteration(drafts, links);
     // Returned, not awaited: this frame, and the export in it, ends here.
-    return store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))).then(refusedCount(rejected));
+    const stored = store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))).then(refusedCount(rejected));
+    if (byIteration.size === 0 && unlinked === 0) return stored;
+    return Promise.all([stored, deps.resultIntake.applySpanResults(byIteration, unlinked)]).then(([counts]) => counts);
   };
 
   const ingest = async (ctx: ApiContext) => {
@@ -165,6 +169,27 @@ function announce(deps: Uses<'changes'>, announcements: readonly ((stored: numbe
     deps.changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
     return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
   };
+}
+
+/**
+ * The results an export's spans report, by the iteration each links to, and how many report one
+ * without a link to an iteration of their own project (those cannot be applied).
+ */
+function evaluationsByIteration(drafts: readonly SpanDraft[], links: readonly SpanLinks[]) {
+  const byIteration = new Map<string, SpanEvaluation[]>();
+  let unlinked = 0;
+  drafts.forEach((draft, i) => {
+    if (!draft.evaluation) return;
+    const iteration = links[i]!.iteration;
+    if (iteration === null) {
+      unlinked++;
+      return;
+    }
+    const group = byIteration.get(iteration);
+    if (group) group.push(draft.evaluation);
+    else byIteration.set(iteration, [draft.evaluation]);
+  });
+  return { byIteration, unlinked };
 }
 
 /** The counts an export answers with, once its refused spans are known. */

@@ -1,0 +1,334 @@
+// Results per datapoint: how one candidate (a job iteration) did on each datapoint of one dataset
+// version, one row per (iteration, datapoint, attempt). This module is the pure part: a batch's
+// rows resolved against the version they name, and what writing them decides against what the
+// iteration already holds. Ids and time come in with the batch; nothing is read from a store.
+import type { Dataset, Json, Timestamp, Uuid } from './records.ts';
+import { invalid, invalidPk, type FieldErrors } from './rejection.ts';
+
+export const resultStatuses = ['ok', 'error'] as const;
+export type ResultStatus = (typeof resultStatuses)[number];
+
+/** A row as a client sends it (validated against schemas/results/results-write.json). */
+export interface ResultInput {
+  datapoint?: Uuid | null;
+  datapoint_order?: number | null;
+  attempt?: number | null;
+  score?: number | null;
+  passed?: boolean | null;
+  dimension_scores?: Readonly<Record<string, number>> | null;
+  status?: ResultStatus | null;
+  error?: string | null;
+  trace_id?: string | null;
+  span_id?: string | null;
+  latency_ms?: number | null;
+  cost?: number | null;
+  output?: Json;
+}
+
+/**
+ * A stored row, in its wire shape less `iteration` (its key names it). `output` is kept as its
+ * JSON text: only the detail shows it, and its size was measured in that form.
+ */
+export interface ResultRecord {
+  readonly id: Uuid;
+  readonly datapoint: Uuid;
+  readonly datapoint_order: number;
+  readonly attempt: number;
+  readonly score: number | null;
+  readonly passed: boolean | null;
+  readonly dimension_scores: Readonly<Record<string, number>> | null;
+  readonly status: ResultStatus;
+  readonly error: string;
+  readonly trace_id: string | null;
+  readonly span_id: string | null;
+  readonly latency_ms: number | null;
+  readonly cost: number | null;
+  readonly output: string;
+  readonly created_at: Timestamp;
+  readonly updated_at: Timestamp;
+}
+
+/**
+ * The datapoints of one dataset version as results name them: a datapoint's index is its
+ * position in the version (datapoints are kept sorted by order, then as posted), so indexes
+ * sort as `datapoint_order` does. Kept apart from the dataset, which may be deleted while
+ * results of it are still read.
+ */
+export interface Roster {
+  readonly dataset: Uuid;
+  readonly agent: Uuid;
+  readonly version: number;
+  readonly ids: readonly Uuid[];
+  /** Ascending. */
+  readonly orders: readonly number[];
+}
+
+export function rosterOf(dataset: Dataset): Roster {
+  return {
+    dataset: dataset.id,
+    agent: dataset.agent,
+    version: dataset.version,
+    ids: dataset.datapoints.map((datapoint) => datapoint.id),
+    orders: dataset.datapoints.map((datapoint) => datapoint.order),
+  };
+}
+
+/** A row resolved against its version: the datapoint's index, and every field with its default. */
+export interface ResolvedRow {
+  readonly index: number;
+  readonly attempt: number;
+  readonly fields: Omit<ResultRecord, 'id' | 'created_at' | 'updated_at'>;
+}
+
+export interface ResultLimits {
+  attemptsPerDatapointMax: number;
+  resultOutputCharsMax: number;
+  resultDimensionsMax: number;
+}
+
+/** How a roster finds a datapoint by id (a Map built once per roster by the caller). */
+export type IndexOfId = (id: Uuid) => number | undefined;
+
+/**
+ * Resolves every row against `roster`: the rows that resolve, and every row's errors in DRF's
+ * nested shape ({} for a good row), or null when there are none. A row naming the same datapoint
+ * and attempt as one before it in the batch is an error.
+ */
+export function resolveRows(
+  roster: Roster,
+  indexOfId: IndexOfId,
+  inputs: readonly ResultInput[],
+  limits: ResultLimits,
+): { rows: ResolvedRow[]; errors: FieldErrors[] | null } {
+  const rows: ResolvedRow[] = [];
+  // Errors by the position of their row; the list with {} for every good row is made only if needed.
+  const errorsAt = new Map<number, FieldErrors>();
+  const seen = new Set<number>();
+  inputs.forEach((input, position) => {
+    const resolved = resolveRow(roster, indexOfId, input, limits);
+    if ('errors' in resolved) {
+      errorsAt.set(position, resolved.errors);
+      return;
+    }
+    const key = resolved.row.index * limits.attemptsPerDatapointMax + resolved.row.attempt;
+    if (seen.has(key)) {
+      errorsAt.set(position, { non_field_errors: ['Another row of this batch has the same datapoint and attempt.'] });
+      return;
+    }
+    seen.add(key);
+    rows.push(resolved.row);
+  });
+  const errors = errorsAt.size === 0 ? null : inputs.map((_, position) => errorsAt.get(position) ?? {});
+  return { rows, errors };
+}
+
+/** Every row resolved, or the batch refused with every row's errors: nothing is written of a refused batch. */
+export function resolveAllRows(roster: Roster, indexOfId: IndexOfId, inputs: readonly ResultInput[], limits: ResultLimits): ResolvedRow[] {
+  const { rows, errors } = resolveRows(roster, indexOfId, inputs, limits);
+  if (errors) throw invalid({ results: errors });
+  return rows;
+}
+
+function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, limits: ResultLimits): { row: ResolvedRow } | { errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const index = datapointIndex(roster, indexOfId, input, errors);
+  const attempt = input.attempt ?? 0;
+  if (attempt >= limits.attemptsPerDatapointMax) {
+    errors.attempt = [`Ensure this value is less than or equal to ${limits.attemptsPerDatapointMax - 1}.`];
+  }
+  const status: ResultStatus = input.status ?? 'ok';
+  const score = input.score ?? null;
+  if (score === null && status === 'ok') {
+    errors.score = [input.score === null ? 'This field may not be null.' : 'This field is required.'];
+  }
+  const dimensions = input.dimension_scores ?? null;
+  if (dimensions && countKeys(dimensions) > limits.resultDimensionsMax) {
+    errors.dimension_scores = [`Ensure this field has no more than ${limits.resultDimensionsMax} elements.`];
+  }
+  const output = JSON.stringify(input.output ?? null);
+  if (output.length > limits.resultOutputCharsMax) {
+    errors.output = [`Ensure this value has at most ${limits.resultOutputCharsMax} characters as JSON (it has ${output.length}).`];
+  }
+  if (index === undefined || Object.keys(errors).length > 0) return { errors };
+  return {
+    row: {
+      index,
+      attempt,
+      fields: {
+        datapoint: roster.ids[index]!,
+        datapoint_order: roster.orders[index]!,
+        attempt,
+        score,
+        passed: input.passed ?? null,
+        dimension_scores: dimensions,
+        status,
+        error: input.error ?? '',
+        trace_id: input.trace_id?.toLowerCase() ?? null,
+        span_id: input.span_id?.toLowerCase() ?? null,
+        latency_ms: input.latency_ms ?? null,
+        cost: input.cost ?? null,
+        output,
+      },
+    },
+  };
+}
+
+function countKeys(object: object): number {
+  let count = 0;
+  for (const _ in object) count++;
+  return count;
+}
+
+/** The index of the datapoint a row names by `datapoint` or `datapoint_order` (both must agree). */
+function datapointIndex(roster: Roster, indexOfId: IndexOfId, input: ResultInput, errors: FieldErrors): number | undefined {
+  const id = input.datapoint ?? null;
+  const order = input.datapoint_order ?? null;
+  if (id === null && order === null) {
+    errors.datapoint = ['This field is required.'];
+    return undefined;
+  }
+  const byId = id === null ? undefined : indexOfId(id);
+  if (id !== null && byId === undefined) {
+    errors.datapoint = [invalidPk(id)];
+    return undefined;
+  }
+  if (order === null) return byId;
+  if (byId !== undefined) {
+    if (roster.orders[byId] === order) return byId;
+    errors.datapoint_order = [`Datapoint ${id} has order ${roster.orders[byId]}, not ${order}.`];
+    return undefined;
+  }
+  const first = lowerBound(roster.orders, order);
+  const count = countFrom(roster.orders, first, order);
+  if (count === 1) return first;
+  errors.datapoint_order = [
+    count === 0
+      ? `No datapoint has order ${order} in dataset version ${roster.version}.`
+      : `${count} datapoints have order ${order} in dataset version ${roster.version}: name one by its id (datapoint).`,
+  ];
+  return undefined;
+}
+
+function lowerBound(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function countFrom(sorted: readonly number[], start: number, value: number): number {
+  let end = start;
+  while (end < sorted.length && sorted[end] === value) end++;
+  return end - start;
+}
+
+/** What an iteration holds when a batch is decided: committed rows, and those decided before it. */
+export interface IterationResultsView {
+  /** The dataset version its results are of, if any. */
+  readonly pinned: Roster | undefined;
+  readonly rows: number;
+  /** The names of the numeric dimensions its rows have. */
+  readonly dimensions: ReadonlySet<string>;
+  /** The creation time of the row at (index, attempt), if there is one. */
+  existing(index: number, attempt: number): { created_at: Timestamp } | undefined;
+}
+
+export interface ResultsBatch {
+  readonly roster: Roster;
+  readonly rows: readonly ResolvedRow[];
+  readonly now: Timestamp;
+}
+
+export interface IterationLimits {
+  resultsPerIterationMax: number;
+  resultDimensionsPerIterationMax: number;
+}
+
+/** A row as decided: new (created now) or replacing the one there (its created_at kept). */
+export interface DecidedRow {
+  readonly row: ResolvedRow;
+  readonly created_at: Timestamp;
+  readonly replaced: boolean;
+}
+
+export interface ResultsDecision {
+  /** True when this batch pins the iteration to its version. */
+  readonly pins: boolean;
+  /** Every row, updated now. */
+  readonly rows: readonly DecidedRow[];
+  readonly created: number;
+  readonly replaced: number;
+  /** The iteration's rows once this batch is written. */
+  readonly rowsAfter: number;
+}
+
+/**
+ * What writing a batch decides: the first batch pins the iteration to its version and a later
+ * one must be of the same version; a row already there is replaced (keeping its created_at; its
+ * id is its key's), others are created, up to the iteration's bound.
+ */
+export function decideResults(view: IterationResultsView, batch: ResultsBatch, limits: IterationLimits): ResultsDecision {
+  const { roster } = batch;
+  if (view.pinned !== undefined && view.pinned.dataset !== roster.dataset) {
+    throw invalid({ dataset: [pinnedElsewhere(view.pinned)] });
+  }
+  let created = 0;
+  const rows = batch.rows.map((row): DecidedRow => {
+    const existing = view.existing(row.index, row.attempt);
+    if (existing) return { row, created_at: existing.created_at, replaced: true };
+    created++;
+    return { row, created_at: batch.now, replaced: false };
+  });
+  const rowsAfter = view.rows + created;
+  if (rowsAfter > limits.resultsPerIterationMax) {
+    throw invalid({ non_field_errors: [`An iteration holds at most ${limits.resultsPerIterationMax} results; this batch would make ${rowsAfter}.`] });
+  }
+  const dimensions = new Set(view.dimensions);
+  for (const row of batch.rows) for (const name in row.fields.dimension_scores ?? {}) dimensions.add(name);
+  if (dimensions.size > limits.resultDimensionsPerIterationMax) {
+    throw invalid({
+      non_field_errors: [`An iteration's results have at most ${limits.resultDimensionsPerIterationMax} dimension names; this batch would make ${dimensions.size}.`],
+    });
+  }
+  return { pins: view.pinned === undefined, rows, created, replaced: batch.rows.length - created, rowsAfter };
+}
+
+/** Why a batch of another version is refused once an iteration is pinned. */
+export function pinnedElsewhere(pinned: Roster): string {
+  return `This iteration's results are of dataset version ${pinned.version} (${pinned.dataset}); results of another version need another iteration.`;
+}
+
+/**
+ * A result's id, made from what names the row: its iteration, its datapoint's index in the
+ * version and its attempt. The same row always has the same id (a replaced row keeps it, a
+ * client can retry without learning it), nothing is stored for it, and the row is found from its
+ * id without an index. The layout is a UUID of version 8 (RFC 9562's custom version):
+ *
+ *   iiiiiiii-iiii-8aaa-8000-0000xxxxxxxx
+ *
+ * i: the iteration id's first 48 bits (rows of another iteration do not resolve in this one);
+ * aaa: the attempt (12 bits); xxxxxxxx: the datapoint's index (32 bits).
+ */
+export function resultIdOf(iteration: Uuid, index: number, attempt: number): Uuid {
+  return `${iteration.slice(0, 13)}-8${hex(attempt, 3)}-8000-0000${hex(index, 8)}`;
+}
+
+/** The (index, attempt) a result id names in `iteration`, or undefined when it names none there. */
+export function resultKeyOf(iteration: Uuid, id: Uuid): { index: number; attempt: number } | undefined {
+  if (id.length !== 36 || id.slice(0, 13) !== iteration.slice(0, 13) || id.slice(13, 15) !== '-8' || id.slice(18, 28) !== '-8000-0000') return undefined;
+  const attempt = parseHex(id.slice(15, 18));
+  const index = parseHex(id.slice(28));
+  return attempt === undefined || index === undefined ? undefined : { index, attempt };
+}
+
+function hex(value: number, digits: number): string {
+  return value.toString(16).padStart(digits, '0');
+}
+
+function parseHex(text: string): number | undefined {
+  return /^[0-9a-f]+$/.test(text) ? parseInt(text, 16) : undefined;
+}

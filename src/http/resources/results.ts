@@ -1,0 +1,115 @@
+// /api/job-iterations/{id}/results/: how one candidate did on each datapoint of one dataset
+// version, written in batches (each durable before its answer) and read as a list, one row, a
+// summary, and, for a job, every iteration's summary at once. An iteration's results are of one
+// version: its first batch pins it. Results are not records of the read model: they are kept in
+// their own store (src/results/), and only the rows a page shows are read from it.
+import type { Dataset, JobIteration } from '../../domain/records.ts';
+import { resultKeyOf, type ResultInput } from '../../domain/results.ts';
+import { resultRows, type ResultRef } from '../../results/result-rows.ts';
+import { LruCache } from '../../views/lru-cache.ts';
+import { emptySummary, summarize, type ResultSummary } from '../../views/result-summary.ts';
+import type { Uses } from '../deps.ts';
+import { or404 } from '../errors.ts';
+import { listEndpoint } from '../pages.ts';
+import { resultJson, resultListItemJson, resultSummaryJson } from '../representations.ts';
+import { replyJsonText, reply, type ApiContext, type Route } from '../route.ts';
+
+/** What these routes use. */
+type ResultDeps = Uses<'tenancy' | 'results' | 'resultIntake' | 'readModel' | 'config' | 'validator' | 'jsonCache'>;
+
+/** Missing datapoints a summary names. */
+const missingNamedMax = 100;
+
+export function resultRoutes(deps: ResultDeps): Route[] {
+  const { tenancy, results, resultIntake, readModel, config } = deps;
+  const { limits } = config;
+  const { store } = results;
+
+  const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
+    tenancy.seen(ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
+
+  const listResults = listEndpoint<ResultRef, unknown>(deps, {
+    schema: 'results.list-query',
+    serialize: (ref) => ref,
+    text: (ref) => JSON.stringify(resultListItemJson(ref.iteration, or404(store.listedRow(ref.iteration, ref.roster, ref.index, ref.attempt)))),
+  });
+
+  // A summary is kept while its table is unchanged: a table's version changes with every write.
+  const summaries = new LruCache<string, ResultSummary>(limits.summaryCacheEntriesMax);
+  const summaryOf = (iteration: string): ResultSummary => {
+    const table = store.table(iteration);
+    if (!table) return emptySummary;
+    return summaries.get(`${iteration} ${table.version}`, () => summarize(table, { missingNamedMax }));
+  };
+
+  return [
+    {
+      method: 'POST',
+      path: '/api/job-iterations/:id/results',
+      auth: true,
+      body: 'results.results-write',
+      bodyBytesMax: limits.resultBodyBytesMax,
+      summary:
+        "Write a batch of results (one row per datapoint and attempt) of a dataset version of the job's agent. The first batch pins the " +
+        'iteration to its version; a row sent again replaces it. The whole batch is checked before anything is written.',
+      responses: { 200: 'results.results-written-response' },
+      async handle(ctx) {
+        const { principal, body } = ctx.state;
+        const iteration = visibleIteration(ctx);
+        const visible = (dataset: Dataset) => tenancy.canSee(principal, dataset.project);
+        const roster = resultIntake.rosterFor(iteration, body.dataset as string | null | undefined, visible);
+        const written = await resultIntake.writeAll(iteration, roster, body.results as ResultInput[]);
+        reply(ctx, 200, { dataset: roster.dataset, created: written.created, replaced: written.replaced, results_count: written.results });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/job-iterations/:id/results',
+      auth: true,
+      query: 'results.list-query',
+      summary: "An iteration's results (without output), by datapoint order then attempt unless `ordering` says score.",
+      responses: { 200: { list: 'results.result-list-item-response' } },
+      handle(ctx) {
+        const iteration = visibleIteration(ctx);
+        listResults(ctx, { collection: resultRows(iteration.id, store.table(iteration.id), limits.attemptsPerDatapointMax), partitions: [iteration.project] });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/job-iterations/:id/results/summary',
+      auth: true,
+      summary: "What an iteration's results add up to: coverage, the mean score and pass rate with 95% intervals over datapoints, and each numeric dimension.",
+      responses: { 200: 'results.summary-response' },
+      handle(ctx) {
+        const iteration = visibleIteration(ctx);
+        replyJsonText(ctx, 200, JSON.stringify(resultSummaryJson(iteration.id, summaryOf(iteration.id))));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/job-iterations/:id/results/:result_id',
+      auth: true,
+      summary: 'One result, with its output.',
+      responses: { 200: 'results.result-response' },
+      handle(ctx) {
+        const iteration = visibleIteration(ctx);
+        const table = or404(store.table(iteration.id));
+        const key = or404(resultKeyOf(iteration.id, ctx.params.result_id!));
+        const record = or404(store.row(iteration.id, table.roster, key.index, key.attempt));
+        reply(ctx, 200, resultJson(iteration.id, record));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/jobs/:id/results-summary',
+      auth: true,
+      summary: "Every iteration's results summary of a job, in the job's iteration order (iterations without results included).",
+      responses: { 200: 'results.job-summary-response' },
+      handle(ctx) {
+        const job = tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (found) => found.project);
+        const iterations = readModel.iterationsOf(job).map((iteration) => resultSummaryJson(iteration.id, summaryOf(iteration.id)));
+        replyJsonText(ctx, 200, JSON.stringify({ job: job.id, iterations }));
+      },
+    },
+  ];
+}

@@ -1,0 +1,104 @@
+// What one iteration's results add up to: coverage of its version's datapoints, the mean score
+// with its t interval over per-datapoint means, the pass rate with Wilson's interval over
+// datapoints (never over attempts), and each numeric dimension the same way as the score.
+// Every datapoint is exactly one of: scored (an ok result), errored (results, all errors) or
+// missing (no result).
+import type { ResultTable } from '../results/result-table.ts';
+import { meanWithInterval, wilsonInterval, type Interval } from '../stats/intervals.ts';
+import { datapointScores, dimensionMeans, present, verdictFailed, verdictPassed } from './datapoint-scores.ts';
+
+/** The confidence of the summary's intervals (`*_ci95`). */
+export const summaryConfidence = 0.95;
+
+export interface DimensionSummary {
+  name: string;
+  n: number;
+  mean: number | null;
+  ci95: Interval | null;
+}
+
+export interface ResultSummary {
+  dataset: { id: string; version: number } | null;
+  datapoints: number;
+  results: number;
+  error_results: number;
+  scored: number;
+  errors: number;
+  missing: { count: number; datapoints: string[] };
+  attempts_max: number;
+  mean_score: number | null;
+  score_ci95: Interval | null;
+  passed: number;
+  failed: number;
+  pass_rate: number | null;
+  pass_rate_ci95: Interval | null;
+  dimensions: DimensionSummary[];
+}
+
+export interface SummaryLimits {
+  /** Missing datapoints named in a summary. */
+  missingNamedMax: number;
+}
+
+/** The summary of an iteration that has no results yet. */
+export const emptySummary: ResultSummary = {
+  dataset: null,
+  datapoints: 0,
+  results: 0,
+  error_results: 0,
+  scored: 0,
+  errors: 0,
+  missing: { count: 0, datapoints: [] },
+  attempts_max: 0,
+  mean_score: null,
+  score_ci95: null,
+  passed: 0,
+  failed: 0,
+  pass_rate: null,
+  pass_rate_ci95: null,
+  dimensions: [],
+};
+
+export function summarize(table: ResultTable, limits: SummaryLimits): ResultSummary {
+  const scores = datapointScores(table);
+  const { roster } = table;
+  let scored = 0;
+  let errors = 0;
+  let attemptsMax = 0;
+  let passed = 0;
+  let failed = 0;
+  const missing: string[] = [];
+  let missingCount = 0;
+  for (let index = 0; index < table.datapoints; index++) {
+    const results = scores.results[index]!;
+    attemptsMax = Math.max(attemptsMax, results);
+    if (results === 0) {
+      if (missingCount++ < limits.missingNamedMax) missing.push(roster.ids[index]!);
+    } else if (scores.ok[index] === 0) errors++;
+    else scored++;
+    if (scores.verdict[index] === verdictPassed) passed++;
+    else if (scores.verdict[index] === verdictFailed) failed++;
+  }
+  const score = meanWithInterval(present(scores.mean), summaryConfidence);
+  const judged = passed + failed;
+  return {
+    dataset: { id: roster.dataset, version: roster.version },
+    datapoints: table.datapoints,
+    results: table.rows,
+    error_results: table.errorRows,
+    scored,
+    errors,
+    missing: { count: missingCount, datapoints: missing },
+    attempts_max: attemptsMax,
+    mean_score: score.mean,
+    score_ci95: score.ci,
+    passed,
+    failed,
+    pass_rate: judged === 0 ? null : passed / judged,
+    pass_rate_ci95: wilsonInterval(passed, judged, summaryConfidence),
+    dimensions: table.dimensionNames().map((name) => {
+      const estimate = meanWithInterval(present(dimensionMeans(table, name)), summaryConfidence);
+      return { name, n: estimate.n, mean: estimate.mean, ci95: estimate.ci };
+    }),
+  };
+}
