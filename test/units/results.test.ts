@@ -156,12 +156,11 @@ test('a datapoint counts once: its ok attempts averaged in attempt order; it pas
   assert.equal([...scores.ok], [2, 3, 0, 0]);
 });
 
-function writerWith(kv: FaultyKv, live: { value: boolean } = { value: true }) {
+function writerWith(kv: FaultyKv, live: { value: boolean } = { value: true }, bounds = { queueRowsMax: 100, commitRowsMax: 100 }) {
   const store = new ResultStore(kv);
   const orphans: string[] = [];
   const writer = new ResultWriter(store, {
-    queueRowsMax: 100,
-    commitRowsMax: 100,
+    ...bounds,
     limits: { resultsPerIterationMax: 100, resultDimensionsPerIterationMax: 8, attemptsPerDatapointMax: 10 },
     isLive: () => live.value,
     orphaned: (iteration) => orphans.push(iteration),
@@ -227,6 +226,24 @@ test('a batch whose iteration went while its commit was in flight is answered no
   assert.is(store.table('iteration-1'), undefined);
   assert.is(await writer.purge('iteration-1', 10), true);
   assert.equal([[...store.rows.keys({})].length, store.pins.has(['iteration-1']), store.rosterDb.has([uuid(9999)])], [0, false, false]);
+  await writer.stop();
+});
+
+test('rows waiting are bounded (503 past LIMIT_RESULT_QUEUE_ROWS_MAX), and one commit takes at most LIMIT_RESULT_COMMIT_ROWS_MAX of them', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  const release = kv.holdWrites();
+  const { writer } = writerWith(kv, { value: true }, { queueRowsMax: 3, commitRowsMax: 2 });
+  const version = roster([0, 1, 2, 3, 4, 5]);
+  const held = writer.write(batch(version, [0], 100));
+  await new Promise((resolve) => setImmediate(resolve));
+  const waiting = [writer.write(batch(version, [1, 2], 200)), writer.write(batch(version, [3], 300))];
+  await writer.write(batch(version, [4], 400)).then(
+    () => assert.unreachable('the queue is full'),
+    (error: unknown) => assert.equal([(error as ActorUnavailable).reason, (error as ActorUnavailable).retryAfterSeconds], ['mailbox_full', 1]),
+  );
+  release();
+  await Promise.all([held, ...waiting]);
+  assert.is(kv.writes, 3, 'the first batch took one commit, the two waiting (three rows) two more');
   await writer.stop();
 });
 
