@@ -10,6 +10,7 @@ import type { OpenApiDocument } from './http/openapi.ts';
 import { agentRoutes } from './http/resources/agents.ts';
 import { consoleRoutes } from './http/resources/console.ts';
 import { datasetRoutes } from './http/resources/datasets.ts';
+import { comparisonRoutes } from './http/resources/comparisons.ts';
 import { apiDocumentOf, docsRoutes } from './http/resources/docs.ts';
 import { eventRoutes } from './http/resources/events.ts';
 import { healthRoutes } from './http/resources/health.ts';
@@ -32,6 +33,7 @@ export function allRoutes(deps: Deps): Route[] {
     ...datasetRoutes(deps),
     ...jobRoutes(deps),
     ...iterationRoutes(deps),
+    ...comparisonRoutes(deps),
     ...resultRoutes(deps),
     ...traceRoutes(deps),
     ...eventRoutes(deps),

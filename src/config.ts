@@ -1,5 +1,6 @@
 // Configuration from the environment, frozen once at boot. Every limit the service enforces is
 // named here (qualifier last: `pageSizeMax`), so that the README's limits table has one source.
+import { availableParallelism } from 'node:os';
 
 export type StorageKind = 'lmdb' | 'memory';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -123,6 +124,14 @@ export interface Limits {
   resultPurgeRowsMax: number;
   /** Result summaries kept once computed (each until its iteration's results change). */
   summaryCacheEntriesMax: number;
+  /** Result comparisons kept once computed (each until either side's results change). */
+  comparisonCacheEntriesMax: number;
+  /** Worker threads for heavy answers (src/compute/). */
+  computeThreadsMax: number;
+  /** Heavy tasks waiting for a worker thread before further heavy requests get 503. */
+  computeQueueMax: number;
+  /** Work expected to take longer than this, in microseconds, runs on a worker thread. */
+  computeInlineMicrosMax: number;
 }
 
 export interface Config {
@@ -203,6 +212,11 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   resultCommitRowsMax: 8192,
   resultPurgeRowsMax: 4096,
   summaryCacheEntriesMax: 256,
+  comparisonCacheEntriesMax: 64,
+  // Every core but the one the event loop needs, and at least one.
+  computeThreadsMax: Math.max(1, availableParallelism() - 1),
+  computeQueueMax: 32,
+  computeInlineMicrosMax: 2000,
 });
 
 /** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */

@@ -19,6 +19,7 @@ import type { Deps } from './http/deps.ts';
 import { clientErrorListener } from './http/errors.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { ChangeFeed } from './events/change-feed.ts';
+import { ComputePool } from './compute/compute-pool.ts';
 import { publishedChanges } from './http/published-changes.ts';
 import { createLogger } from './log.ts';
 import { ReadModel } from './read-model.ts';
@@ -30,6 +31,7 @@ import { LmdbKv } from './store/lmdb-kv.ts';
 import { MemoryKv } from './store/memory-kv.ts';
 import { Results } from './results/results.ts';
 import { ResultIntake } from './results/result-intake.ts';
+import { ResultViews } from './results/result-views.ts';
 import { Tenancy } from './tenancy.ts';
 import { Traces } from './traces/traces.ts';
 import { sharedValidator } from './validation/validator.ts';
@@ -109,12 +111,15 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     failed: (error) => logger.debug({ err: error }, 'could not record API key use'),
   });
   const validator = sharedValidator();
+  const compute = new ComputePool(config.limits);
   const resultIntake = new ResultIntake({ results, readModel, gates: registry.gates, changes, clock, limits: config.limits, validator });
   const deps: Deps = {
     config,
     kv,
     registry,
     readModel,
+    compute,
+    resultViews: new ResultViews(results.store, compute, config.limits),
     tenancy: new Tenancy(readModel, registry.gates),
     results,
     resultIntake,
@@ -174,6 +179,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
         await traces.close();
         await results.close();
+        await compute.close();
         await registry.close();
         await kv.close();
       })();

@@ -1,9 +1,10 @@
 // A dataset version: what it is, its datapoints (paged, searchable by persona), and a way to
-// diff it against any other version of the same agent.
+// diff it against any other version of the same agent. With `?datapoint=<id>` (a result's link)
+// it shows that datapoint whole first, and opens the table at its page with its row marked.
 import { call, withQuery } from './api.js';
 import { badge, clipped, facts, h, link, pageHead, section } from './dom.js';
-import { count, dateTime, jsonInline, tagList, text } from './format.js';
-import { navigate } from './router.js';
+import { count, dateTime, jsonBlock, jsonInline, tagList, text } from './format.js';
+import { navigate, setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
 /**
@@ -13,10 +14,10 @@ import { pagedTable } from './table.js';
  */
 
 /** @param {import('./router.js').PageContext} context */
-export async function datasetPage({ params, signal }) {
+export async function datasetPage({ params, query, signal }) {
   // The list item has no id filter, so the dataset is read whole once; its datapoints are then
   // paged from the datapoints listing (which searches them).
-  /** @type {DatasetItem & { metadata: unknown }} */
+  /** @type {DatasetItem & { metadata: unknown, datapoints: Datapoint[] }} */
   const dataset = await call(`/api/datasets/${params.id}/`, { signal });
   /** @type {[Agent, import('./table.js').Page<DatasetItem>]} */
   const [agent, versions] = await Promise.all([
@@ -27,15 +28,27 @@ export async function datasetPage({ params, signal }) {
   const project = await call(`/api/projects/${agent.project}/`, { signal });
   const active = agent.active_dataset === dataset.id;
 
+  const wanted = query.get('datapoint');
+  const ordered = [...dataset.datapoints].sort((a, b) => a.order - b.order);
+  const at = wanted ? ordered.findIndex((point) => point.id === wanted) : -1;
+  const focused = ordered[at];
+  // The table opens at the focused datapoint's page (the listing's order is the datapoints' order)
+  // unless the URL already names a page or a search.
+  if (focused && !query.has('datapoints_page') && !query.get('datapoints_search')) {
+    const page = Math.floor(at / pageSize) + 1;
+    setQuery({ datapoints_page: page > 1 ? page : null });
+  }
+
   const datapoints = pagedTable({
     key: 'datapoints',
-    pageSize: 25,
+    pageSize,
     signal,
     searchLabel: 'Search datapoints by persona',
     empty: 'This version has no datapoints.',
     /** @returns {Promise<import('./table.js').Page<Datapoint>>} */
-    load: (page, search) => call(withQuery(`/api/datasets/${dataset.id}/datapoints/`, { page, page_size: 25, search }), { signal }),
+    load: (page, search) => call(withQuery(`/api/datasets/${dataset.id}/datapoints/`, { page, page_size: pageSize, search }), { signal }),
     columns: datapointColumns,
+    rowClass: (point) => (point.id === wanted ? 'picked-row' : ''),
   });
 
   const others = versions.results.filter((version) => version.id !== dataset.id);
@@ -65,7 +78,28 @@ export async function datasetPage({ params, signal }) {
         ['Created', dateTime(dataset.created_at)],
       ])),
       section('Compare', diffForm)),
+    wanted ? datapointSection(wanted, focused) : null,
     section('Datapoints', datapoints.element));
+}
+
+const pageSize = 25;
+
+/**
+ * One datapoint whole: its fields as they were written.
+ * @param {string} id
+ * @param {Datapoint | undefined} point
+ */
+function datapointSection(id, point) {
+  if (!point) return section('Datapoint', h('p', { class: 'error' }, `This version has no datapoint ${id}.`));
+  return h('section', { class: 'block', dataset: { datapoint: point.id } },
+    h('h2', {}, `Datapoint #${point.order}`),
+    facts([
+      ['Id', h('span', { class: 'mono' }, point.id)],
+      ['Input', h('pre', { class: 'code' }, jsonBlock(point.input))],
+      ['Expected output', h('pre', { class: 'code' }, point.expected_output === null || point.expected_output === undefined ? '—' : jsonBlock(point.expected_output))],
+      ['Persona', text(point.persona)],
+      ['Tags', tagList(point.tags)],
+    ]));
 }
 
 /** @type {import('./table.js').Column<Datapoint>[]} */

@@ -77,3 +77,42 @@ export function jsonBlock(value) {
 export function text(text) {
   return text ? text : dash;
 }
+
+const meanFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+const percentFormat = new Intl.NumberFormat('en-US', { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** @typedef {{ low: number, high: number }} Interval */
+
+/** A mean as a summary shows it, to three decimals. @param {number | null | undefined} value */
+export function mean(value) {
+  return typeof value === 'number' ? meanFormat.format(value) : dash;
+}
+
+/**
+ * A mean with its 95% interval, e.g. "0.734 ± 0.021": the half-width when the interval is
+ * symmetric about the mean (a t interval is), else the bounds ("0.734 [0.713, 0.760]").
+ * @param {number | null | undefined} value
+ * @param {Interval | null | undefined} ci
+ */
+export function meanInterval(value, ci) {
+  if (typeof value !== 'number') return dash;
+  if (!ci) return meanFormat.format(value);
+  const half = (ci.high - ci.low) / 2;
+  const symmetric = Math.abs(value - ci.low - half) <= 1e-9 * Math.max(1, Math.abs(value));
+  return symmetric ? `${meanFormat.format(value)} ± ${meanFormat.format(half)}` : `${meanFormat.format(value)} [${interval(ci)}]`;
+}
+
+/** An interval's bounds, e.g. "0.713, 0.755". @param {Interval} ci */
+export function interval(ci) {
+  return `${meanFormat.format(ci.low)}, ${meanFormat.format(ci.high)}`;
+}
+
+/** A share as a percentage, e.g. "72.5%". @param {number | null | undefined} value */
+export function percent(value) {
+  return typeof value === 'number' ? percentFormat.format(value) : dash;
+}
+
+/** A milliseconds figure in the unit that reads best. @param {number | null | undefined} ms */
+export function millis(ms) {
+  return typeof ms === 'number' ? duration(ms * 1e6) : dash;
+}

@@ -1,8 +1,9 @@
 // A job: its status and scores first, then the score curve of every iteration (the job progress
 // endpoint, one request for the job and up to 10,000 iterations: the job's own answer would carry
-// every iteration's code), the iterations table, and a way to pick
+// every iteration's code), the iterations table with each iteration's results (coverage, and the
+// mean score with its interval: one request for every iteration's summary), and a way to pick
 // two iterations to compare. While the page is open it follows the job's events, so a running
-// job's new iterations appear as they land, without polling or reloading.
+// job's new iterations and results appear as they land, without polling or reloading.
 import { authHeaders, call, withQuery } from './api.js';
 import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from './dom.js';
 import { followEvents } from './event-stream.js';
@@ -10,6 +11,7 @@ import { count, dateTime, delta, score, text } from './format.js';
 import { jobTitle, toneOf } from './project-page.js';
 import { navigate } from './router.js';
 import { scoreChart } from './score-chart.js';
+import { coverageCell, meanCell } from './results-page.js';
 import { pagedTable } from './table.js';
 
 /**
@@ -17,14 +19,17 @@ import { pagedTable } from './table.js';
  * @typedef {import('./project-page.js').JobItem} Job
  * @typedef {{ id: string, job: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, description: string, dimension_scores: unknown }} Iteration
  * @typedef {import('./table.js').Page<ProgressPoint> & { counts: { keep: number, discard: number, unset: number }, best_iteration: string | null, best_score: number | null, job: Job }} ProgressPage
+ * @typedef {import('./results-page.js').Summary} Summary
  */
 
 const progressPageSize = 10_000;
-const liveTypes = ['iteration.created', 'iteration.updated', 'iteration.deleted', 'job.updated', 'job.deleted'];
+const liveTypes = ['iteration.created', 'iteration.updated', 'iteration.deleted', 'job.updated', 'job.deleted', 'results.written'];
 
 /** @param {import('./router.js').PageContext} context */
 export async function jobPage({ params, signal }) {
   const id = params.id ?? '';
+  // Asked at once, beside the progress; the table waits for it, the chart does not.
+  const summaries = resultSummaries(id, signal);
   let { job, points } = await loadProgress(id, signal);
   /** @type {{ name: string }} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
@@ -43,7 +48,10 @@ export async function jobPage({ params, signal }) {
     searchLabel: 'Search iterations by name or description',
     empty: 'No iterations yet.',
     /** @returns {Promise<import('./table.js').Page<Iteration>>} */
-    load: (page, search) => call(withQuery('/api/job-iterations/', { job: id, page, page_size: 25, search }), { signal }),
+    load: async (page, search) => {
+      const [answer] = await Promise.all([call(withQuery('/api/job-iterations/', { job: id, page, page_size: 25, search }), { signal }), summaries.ready()]);
+      return answer;
+    },
     rowClass: (iteration) => (picked.includes(iteration.id) ? 'picked-row' : ''),
     columns: [
       { label: 'Compare', cell: (iteration) => h('input', { type: 'checkbox', 'aria-label': `Compare ${iteration.iteration_name}`, checked: picked.includes(iteration.id), onchange: () => pick(iteration.id) }) },
@@ -51,8 +59,10 @@ export async function jobPage({ params, signal }) {
       { label: 'Iteration', cell: (iteration) => clipped(iteration.iteration_name, 'strong') },
       { label: 'avg_score', numeric: true, cell: (iteration) => score(iteration.avg_score) },
       { label: 'vs baseline', numeric: true, cell: (iteration) => versusBaseline(iteration.avg_score) },
+      { label: 'Mean (95% CI)', numeric: true, cell: (iteration) => meanCell(summaries.of(iteration.id)) },
+      { label: 'Coverage', cell: (iteration) => coverageCell(summaries.of(iteration.id), iteration.iteration_name) },
       { label: 'Decision', cell: (iteration) => (iteration.status ? badge(iteration.status) : badge('none', 'neutral')) },
-      { label: 'Description', cell: (iteration) => clipped(text(iteration.description), 'muted') },
+      { label: 'Description', cell: (iteration) => clipped(text(iteration.description), 'muted narrow') },
       { label: 'Created', cell: (iteration) => dateTime(iteration.created_at) },
     ],
   });
@@ -114,9 +124,17 @@ export async function jobPage({ params, signal }) {
     liveState.textContent = label;
   }
 
+  /** Reads the summaries again once per burst of results, then shows them. */
+  const refreshResults = coalesce(() => {
+    summaries.reload();
+    void iterations.reload();
+  });
+
   /** @param {import('./event-stream.js').StreamEvent} event */
   async function onEvent(event) {
+    if (event.type === 'results.written') return refreshResults();
     if (event.type === 'reset') {
+      summaries.reload();
       ({ job, points } = await loadProgress(id, signal));
     } else if (event.type === 'job.updated') {
       job = { ...job, ...JSON.parse(event.data) };
@@ -172,6 +190,50 @@ async function loadProgress(id, signal) {
     points.push(...answer.results);
     if (!answer.next) return { job: answer.job, points };
   }
+}
+
+/**
+ * Every iteration's results summary (one request for the job), by iteration id. `reload()` asks
+ * again; while an answer is awaited, further reloads make one more request after it, never more.
+ * @param {string} jobId
+ * @param {AbortSignal} signal
+ */
+function resultSummaries(jobId, signal) {
+  /** @type {Map<string, Summary>} */
+  let byIteration = new Map();
+  let again = false;
+  /** @type {Promise<void> | null} */
+  let loading = null;
+
+  function load() {
+    loading = (async () => {
+      try {
+        do {
+          again = false;
+          /** @type {{ iterations: Summary[] }} */
+          const answer = await call(`/api/jobs/${jobId}/results-summary/`, { signal });
+          byIteration = new Map(answer.iterations.map((summary) => [summary.iteration, summary]));
+        } while (again && !signal.aborted);
+      } catch {
+        // Results are an addition to the table: without them its cells read "—".
+      } finally {
+        loading = null;
+      }
+    })();
+    return loading;
+  }
+
+  load();
+  return {
+    /** @param {string} iteration */
+    of: (iteration) => byIteration.get(iteration),
+    /** Resolves once the summaries asked for so far are in. */
+    ready: () => loading ?? Promise.resolve(),
+    reload() {
+      if (loading) again = true;
+      else void load();
+    },
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { errorBox, h, replace } from './dom.js';
 import { jobPage } from './job-page.js';
 import { projectPage } from './project-page.js';
 import { projectsPage } from './projects-page.js';
+import { resultsPage } from './results-page.js';
 import { followLinks, match, routes } from './router.js';
 import { signInPage } from './sign-in.js';
 import { tracePage } from './trace-page.js';
@@ -21,6 +22,7 @@ const table = routes({
   '/console/datasets/:id/diff/:other_id': diffPage,
   '/console/jobs/:id': jobPage,
   '/console/job-iterations/:id/compare/:other_id': comparePage,
+  '/console/job-iterations/:id/results': resultsPage,
   '/console/traces': tracesPage,
   '/console/traces/:trace_id': tracePage,
 });

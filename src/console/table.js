@@ -36,7 +36,7 @@ export function table(columns, items, rowClass) {
  * @property {(page: number, search: string, signal: AbortSignal) => Promise<Page<T>>} load
  * @property {Column<T>[]} columns
  * @property {number} pageSize the page size `load` asks for
- * @property {string} empty what an empty list says
+ * @property {string | (() => string)} empty what an empty list says (asked each time it is shown)
  * @property {AbortSignal} signal the page's life
  * @property {string} [searchLabel] shows a search box with this placeholder
  * @property {(item: T) => string} [rowClass]
@@ -86,7 +86,7 @@ export function pagedTable(options) {
       const answer = await load(page, search, signal);
       if (mine !== generation) return;
       const first = (page - 1) * pageSize + 1;
-      replace(body, answer.results.length > 0 ? table(columns, answer.results, rowClass) : h('p', { class: 'empty' }, search ? `Nothing matches “${search}”.` : empty));
+      replace(body, answer.results.length > 0 ? table(columns, answer.results, rowClass) : h('p', { class: 'empty' }, search ? `Nothing matches “${search}”.` : typeof empty === 'function' ? empty() : empty));
       replace(summary, answer.count > 0 ? `${count(first)}–${count(first + answer.results.length - 1)} of ${count(answer.count)}` : '');
       previous.disabled = !answer.previous;
       next.disabled = !answer.next;

@@ -12,8 +12,10 @@ import type { ReadModel } from '../read-model.ts';
 import type { StoreHealth } from '../store/health.ts';
 import type { Kv } from '../store/kv.ts';
 import type { Tenancy } from '../tenancy.ts';
+import type { ComputePool } from '../compute/compute-pool.ts';
 import type { Results } from '../results/results.ts';
 import type { ResultIntake } from '../results/result-intake.ts';
+import type { ResultViews } from '../results/result-views.ts';
 import type { Traces } from '../traces/traces.ts';
 import type { Validator } from '../validation/validator.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -30,12 +32,16 @@ export interface Deps {
   health: StoreHealth;
   /** JSON text of immutable records, shared by the journal and responses. */
   jsonCache: JsonCache;
+  /** Heavy answers, off the event loop (src/compute/). */
+  compute: ComputePool;
   /** What each caller may see. */
   tenancy: Tenancy;
   /** Results per datapoint (src/results/). */
   results: Results;
   /** How results are written, posted or carried by spans. */
   resultIntake: ResultIntake;
+  /** What results add up to: summaries, comparisons, paired datapoints. */
+  resultViews: ResultViews;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
   /** Every committed change, for the event streams (GET /api/events/). */

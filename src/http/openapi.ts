@@ -98,7 +98,7 @@ const errorResponses: Record<number, [name: string, ResponseObject]> = {
     content: { 'application/json': { schema: { $ref: errorSchemaRef } } },
   }],
   503: ['Unavailable', {
-    description: 'Overloaded or the store cannot take writes (`unavailable`); nothing was changed.',
+    description: 'Overloaded (a full mailbox, or too much heavy work waiting for a worker thread) or the store cannot take writes (`unavailable`); nothing was changed.',
     headers: retryAfter,
     content: { 'application/json': { schema: { $ref: errorSchemaRef } } },
   }],

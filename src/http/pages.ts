@@ -42,8 +42,8 @@ export interface LiveFields<T> {
 
 /** Items a list reads its pages from by itself (not a read-model collection): results of one iteration. */
 export interface Readable<T> {
-  /** Changes whenever what `read` answers may have (query/versions.ts). */
-  readonly version: number;
+  /** Changes whenever what `read` answers may have (query/versions.ts; several joined in a string). */
+  readonly version: number | string;
   read(request: ListRequest): Page<T>;
 }
 

@@ -8,7 +8,7 @@ import type { ResultRecord } from '../domain/results.ts';
 import type { ResultSummary } from '../views/result-summary.ts';
 import type { JsonCache } from '../json-cache.ts';
 import { sharedValidator } from '../validation/validator.ts';
-import { digestOf, type ChangeEntry, type DatasetDiff } from '../views/dataset-diff.ts';
+import type { ChangeEntry, DatasetDiff } from '../views/dataset-diff.ts';
 import { codeDiff, compareDimensions, compareNumbers, type CodeDiffLimits } from '../views/iteration-compare.ts';
 import type { ProgressPoint, ProgressSummary } from '../views/job-progress.ts';
 
@@ -84,17 +84,17 @@ export const datasetChangeJson = (entry: ChangeEntry, from: Dataset, to: Dataset
   after: entry.after < 0 ? null : datapointJson(to.datapoints[entry.after]!),
 });
 
-const diffSideJson = (dataset: Dataset) => ({
+const diffSideJson = (dataset: Dataset, contentHash: string) => ({
   id: dataset.id,
   version: dataset.version,
-  content_hash: digestOf(dataset.datapoints).contentHash,
+  content_hash: contentHash,
   num_datapoints: dataset.num_datapoints,
 });
 
 /** A diff's summary: both versions and how many datapoints of each kind (whatever the page shows). */
 export const datasetDiffSummaryJson = (from: Dataset, to: Dataset, diff: DatasetDiff) => ({
-  from: diffSideJson(from),
-  to: diffSideJson(to),
+  from: diffSideJson(from, diff.fromHash),
+  to: diffSideJson(to, diff.toHash),
   added: diff.counts.added,
   removed: diff.counts.removed,
   changed: diff.counts.changed,

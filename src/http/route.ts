@@ -60,7 +60,7 @@ export interface Route {
  */
 export type ResponseBody = string | { list: string } | { media: Readonly<Record<string, string | null>> } | null;
 
-export type HandlerErrorStatus = 401 | 403 | 409 | 429;
+export type HandlerErrorStatus = 401 | 403 | 409 | 429 | 503;
 
 export function mountRoutes(router: Router, routes: readonly Route[], deps: Uses<'authenticator' | 'validator' | 'config'>, readBody: (bytesMax?: number) => BodyReader): void {
   for (const route of routes) {

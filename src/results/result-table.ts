@@ -16,20 +16,25 @@ const outputFlag = 8;
 const noSlot = -1;
 
 /**
- * The columns as views read them in bulk (summaries, comparisons): a datapoint's rows are the
- * chain head[index], next[slot], ... (-1 ends it), in attempt order. Read only.
+ * An iteration's results as views read them in bulk (summaries, comparisons): plain data, so
+ * that the same pure functions read it in place or on a worker thread (which gets a copy). A
+ * datapoint's rows are the chain head[index], next[slot], ... (-1 ends it), in attempt order.
  */
-export interface TableColumns {
+export interface ResultColumns {
+  /** Datapoints of the version (head's length). */
+  readonly datapoints: number;
+  readonly rows: number;
+  readonly errorRows: number;
   readonly head: Int32Array;
   readonly next: Int32Array;
   /** NaN where a row has no score. */
   readonly score: Float64Array;
   readonly flags: Uint8Array;
-  /** A numeric dimension's column (NaN where a row has none), if any row has it. */
-  dimension(name: string): Float64Array | undefined;
+  /** Each numeric dimension's column (NaN where a row has none). */
+  readonly dimensions: Readonly<Record<string, Float64Array>>;
 }
 
-/** Flag bits of TableColumns.flags. */
+/** Flag bits of ResultColumns.flags. */
 export const rowFlags = { passMask, passedTrue, passedFalse, error: errorFlag } as const;
 
 /** What a row contributes to the columns: its stored form's fields that answers read from memory. */
@@ -141,10 +146,24 @@ export class ResultTable {
     return (this.flags[slot]! & outputFlag) !== 0;
   }
 
-  /** The columns, for views that read every row (the arrays are replaced as the table grows: read them afresh). */
-  columns(): TableColumns {
-    const dimensions = this.dimensionColumns;
-    return { head: this.head, next: this.next, score: this.scoreOf, flags: this.flags, dimension: (name) => dimensions.get(name) };
+  /**
+   * The columns as they are now, for views that read every row: views of the table's own arrays
+   * (no copy), valid until the table next changes (it replaces its arrays as it grows).
+   */
+  columns(): ResultColumns {
+    const rows = this.rows;
+    const dimensions: Record<string, Float64Array> = {};
+    for (const name of this.dimensionNames()) dimensions[name] = this.dimensionColumns.get(name)!.subarray(0, rows);
+    return {
+      datapoints: this.head.length,
+      rows,
+      errorRows: this.errorRows,
+      head: this.head,
+      next: this.next.subarray(0, rows),
+      score: this.scoreOf.subarray(0, rows),
+      flags: this.flags.subarray(0, rows),
+      dimensions,
+    };
   }
 
   /** The slots of one datapoint, by attempt. */

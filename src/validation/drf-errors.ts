@@ -121,6 +121,9 @@ export function queryMessage(error: ErrorObject): string {
     if (schema.format === 'datetime' || schema.format === 'datetime-or-date') return 'Enter a valid date/time.';
   }
   if (error.keyword === 'enum') return `Select a valid choice. ${String(error.data)} is not one of the available choices.`;
+  // Django's MinValueValidator and MaxValueValidator.
+  if (error.keyword === 'minimum') return `Ensure this value is greater than or equal to ${schema.minimum}.`;
+  if (error.keyword === 'maximum') return `Ensure this value is less than or equal to ${schema.maximum}.`;
   switch (expectedType(schema)) {
     case 'number':
       return 'Enter a number.';

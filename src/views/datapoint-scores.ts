@@ -3,7 +3,7 @@
 // was run (Miller, "Adding Error Bars to Evals", 2024). Only results with status `ok` count
 // towards scores, passes and dimensions; errors are counted apart. Attempts are summed in attempt
 // order, so the same rows always give the same figures to the last bit.
-import { rowFlags, type ResultTable } from '../results/result-table.ts';
+import { rowFlags, type ResultColumns } from '../results/result-table.ts';
 
 /** A datapoint's pass verdict: most of its attempts passed (a tie does not), among those that say. */
 export const verdictNone = -1;
@@ -11,7 +11,6 @@ export const verdictFailed = 0;
 export const verdictPassed = 1;
 
 export interface DatapointScores {
-  readonly table: ResultTable;
   /** Mean score of each datapoint's ok attempts that have a score; NaN where there are none. */
   readonly mean: Float64Array;
   /** Each datapoint's pass verdict (verdictNone where no ok attempt says). */
@@ -22,13 +21,13 @@ export interface DatapointScores {
   readonly ok: Int32Array;
 }
 
-export function datapointScores(table: ResultTable): DatapointScores {
-  const count = table.datapoints;
+export function datapointScores(columns: ResultColumns): DatapointScores {
+  const count = columns.datapoints;
   const mean = new Float64Array(count);
   const verdict = new Int8Array(count);
   const results = new Int32Array(count);
   const ok = new Int32Array(count);
-  const { head, next, score: scores, flags } = table.columns();
+  const { head, next, score: scores, flags } = columns;
   for (let index = 0; index < count; index++) {
     let sum = 0;
     let scored = 0;
@@ -58,15 +57,15 @@ export function datapointScores(table: ResultTable): DatapointScores {
     mean[index] = scored > 0 ? sum / scored : NaN;
     verdict[index] = judged === 0 ? verdictNone : 2 * passes > judged ? verdictPassed : verdictFailed;
   }
-  return { table, mean, verdict, results, ok };
+  return { mean, verdict, results, ok };
 }
 
 /** A numeric dimension's mean per datapoint over the ok attempts that have it; NaN where none do. */
-export function dimensionMeans(table: ResultTable, name: string): Float64Array {
-  const count = table.datapoints;
+export function dimensionMeans(columns: ResultColumns, name: string): Float64Array {
+  const count = columns.datapoints;
   const means = new Float64Array(count).fill(NaN);
-  const { head, next, flags, dimension } = table.columns();
-  const values = dimension(name);
+  const { head, next, flags } = columns;
+  const values = columns.dimensions[name];
   if (!values) return means;
   for (let index = 0; index < count; index++) {
     let sum = 0;

@@ -26,6 +26,9 @@ export interface DatasetDiff {
   readonly before: Int32Array;
   readonly after: Int32Array;
   readonly counts: Readonly<Record<Change | 'unchanged', number>>;
+  /** Each version's content hash (DatasetDigest.contentHash). */
+  readonly fromHash: string;
+  readonly toHash: string;
 }
 
 /** One change, by position in each version's datapoints (-1 where that side has none). */
@@ -66,7 +69,9 @@ function contentJson(point: Datapoint, input: string): string {
 }
 
 export function diffDatapoints(from: readonly Datapoint[], to: readonly Datapoint[]): DatasetDiff {
-  const pairOf = pairByInput(digestOf(from).inputs, digestOf(to).inputs);
+  const fromDigest = digestOf(from);
+  const toDigest = digestOf(to);
+  const pairOf = pairByInput(fromDigest.inputs, toDigest.inputs);
   const removed: number[] = [];
   const changedBefore: number[] = [];
   const changedAfter: number[] = [];
@@ -91,7 +96,7 @@ export function diffDatapoints(from: readonly Datapoint[], to: readonly Datapoin
     added: added.length,
     unchanged: to.length - added.length - changedAfter.length,
   };
-  return { ...inAnswerOrder(from, to, removed, changedBefore, changedAfter, added), counts };
+  return { ...inAnswerOrder(from, to, removed, changedBefore, changedAfter, added), counts, fromHash: fromDigest.contentHash, toHash: toDigest.contentHash };
 }
 
 /** For each `to` position, the `from` position it pairs with (-1: none): the k-th of an input with the k-th. */

@@ -15,7 +15,24 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** Forgets `key` (a computed answer that failed must not be kept). */
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
   get size(): number {
     return this.entries.size;
   }
+}
+
+/**
+ * An answer computed at most once while it is kept: concurrent requests for the same key share
+ * one computation, and a computation that fails is forgotten, to be tried again.
+ */
+export function keptAnswer<T>(cache: LruCache<string, Promise<T>>, key: string, compute: () => Promise<T>): Promise<T> {
+  return cache.get(key, () => {
+    const answer = compute();
+    answer.catch(() => cache.delete(key));
+    return answer;
+  });
 }

@@ -3,7 +3,8 @@
 // datapoints (never over attempts), and each numeric dimension the same way as the score.
 // Every datapoint is exactly one of: scored (an ok result), errored (results, all errors) or
 // missing (no result).
-import type { ResultTable } from '../results/result-table.ts';
+import type { Roster } from '../domain/results.ts';
+import type { ResultColumns } from '../results/result-table.ts';
 import { meanWithInterval, wilsonInterval, type Interval } from '../stats/intervals.ts';
 import { datapointScores, dimensionMeans, present, verdictFailed, verdictPassed } from './datapoint-scores.ts';
 
@@ -40,6 +41,9 @@ export interface SummaryLimits {
   missingNamedMax: number;
 }
 
+/** A summary as computed from columns alone: the missing datapoints by index in the version. */
+export type SummaryFigures = Omit<ResultSummary, 'dataset' | 'missing'> & { missing: { count: number; indexes: number[] } };
+
 /** The summary of an iteration that has no results yet. */
 export const emptySummary: ResultSummary = {
   dataset: null,
@@ -59,21 +63,20 @@ export const emptySummary: ResultSummary = {
   dimensions: [],
 };
 
-export function summarize(table: ResultTable, limits: SummaryLimits): ResultSummary {
-  const scores = datapointScores(table);
-  const { roster } = table;
+export function summarize(columns: ResultColumns, limits: SummaryLimits): SummaryFigures {
+  const scores = datapointScores(columns);
   let scored = 0;
   let errors = 0;
   let attemptsMax = 0;
   let passed = 0;
   let failed = 0;
-  const missing: string[] = [];
+  const missing: number[] = [];
   let missingCount = 0;
-  for (let index = 0; index < table.datapoints; index++) {
+  for (let index = 0; index < columns.datapoints; index++) {
     const results = scores.results[index]!;
     attemptsMax = Math.max(attemptsMax, results);
     if (results === 0) {
-      if (missingCount++ < limits.missingNamedMax) missing.push(roster.ids[index]!);
+      if (missingCount++ < limits.missingNamedMax) missing.push(index);
     } else if (scores.ok[index] === 0) errors++;
     else scored++;
     if (scores.verdict[index] === verdictPassed) passed++;
@@ -82,13 +85,12 @@ export function summarize(table: ResultTable, limits: SummaryLimits): ResultSumm
   const score = meanWithInterval(present(scores.mean), summaryConfidence);
   const judged = passed + failed;
   return {
-    dataset: { id: roster.dataset, version: roster.version },
-    datapoints: table.datapoints,
-    results: table.rows,
-    error_results: table.errorRows,
+    datapoints: columns.datapoints,
+    results: columns.rows,
+    error_results: columns.errorRows,
     scored,
     errors,
-    missing: { count: missingCount, datapoints: missing },
+    missing: { count: missingCount, indexes: missing },
     attempts_max: attemptsMax,
     mean_score: score.mean,
     score_ci95: score.ci,
@@ -96,9 +98,19 @@ export function summarize(table: ResultTable, limits: SummaryLimits): ResultSumm
     failed,
     pass_rate: judged === 0 ? null : passed / judged,
     pass_rate_ci95: wilsonInterval(passed, judged, summaryConfidence),
-    dimensions: table.dimensionNames().map((name) => {
-      const estimate = meanWithInterval(present(dimensionMeans(table, name)), summaryConfidence);
+    dimensions: Object.keys(columns.dimensions).sort().map((name) => {
+      const estimate = meanWithInterval(present(dimensionMeans(columns, name)), summaryConfidence);
       return { name, n: estimate.n, mean: estimate.mean, ci95: estimate.ci };
     }),
+  };
+}
+
+/** The summary of a version's results: its figures with the version and the missing datapoints' ids. */
+export function summaryOf(figures: SummaryFigures, roster: Roster): ResultSummary {
+  const { missing, ...rest } = figures;
+  return {
+    ...rest,
+    dataset: { id: roster.dataset, version: roster.version },
+    missing: { count: missing.count, datapoints: missing.indexes.map((index) => roster.ids[index]!) },
   };
 }

@@ -1,8 +1,9 @@
 // The data the console's browser test walks through, made through the public API as any client
 // would: a project with members, an agent with three dataset versions (the second active), a
-// running job with scored iterations, a finished job with 10,000 iterations, traces (one of
-// 2,000 spans), and a second project in which every field a person or an agent writes holds
-// markup and script.
+// running job with scored iterations (four of them with results per datapoint of the third
+// version, some failed, some errors, some traced, some datapoints missing), a finished job with
+// 10,000 iterations, traces (one of 2,000 spans), and a second project in which every field a
+// person or an agent writes holds markup and script.
 import * as assert from 'uvu/assert';
 import type { Client } from '../helpers/client.ts';
 import { createApiKey, registerUser, type Member } from '../helpers/fixtures.ts';
@@ -43,7 +44,32 @@ export interface Seeded {
   hostileJob: { id: string };
   hostileIterations: string[];
   hostileTraceId: string;
+  results: SeededResults;
 }
+
+/** Which iterations of the running job have results (of `dataset`, the agent's v3). */
+export interface SeededResults {
+  dataset: string;
+  /** candidate-23: 37 of 40 datapoints run (two of them twice), three of them errors, five traced. */
+  showcase: string;
+  /** candidate-24: every datapoint scored. */
+  complete: string;
+  /** candidate-22: the first twelve datapoints. */
+  partial: string;
+  /** Datapoint order -> the trace of its (first) run, for the traced rows of the showcase. */
+  traces: Record<number, string>;
+}
+
+/** The showcase's datapoints: errors, those run twice, those traced, those with no result. */
+export const resultErrors: Record<number, string> = {
+  5: 'tool timed out after 30 s',
+  17: 'rate limited by the model provider (429)',
+  29: 'the answer did not match the output schema',
+};
+export const resultRetried = [0, 1];
+export const resultTraced = [2, 3, 5, 8, 13];
+export const resultDatapoints = 40;
+export const resultMissing = [37, 38, 39];
 
 async function created<T = any>(client: Client, path: string, body: unknown): Promise<T> {
   const reply = await client.post(path, body);
@@ -136,9 +162,10 @@ export async function seedConsole(anonymous: Client): Promise<Seeded> {
 
   const { bigTraceId, traceIds } = await seedTraces(client);
   const hostileSeed = await seedHostile(client);
+  const results = await seedResults(client, running, datasets[2]!.id);
   return {
     ada, apiKey, project, members: [ada.email, ...members], agent, longAgent, datasets,
-    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed,
+    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed, results,
   };
 }
 
@@ -184,6 +211,61 @@ async function seedTraces(client: Client): Promise<{ bigTraceId: string; traceId
   return { bigTraceId, traceIds };
 }
 
+/** Writes a batch of results for an iteration. */
+export async function writeResults(client: Client, iteration: string, dataset: string, results: object[]): Promise<void> {
+  const reply = await client.post(`/api/job-iterations/${iteration}/results/`, { dataset, results });
+  assert.is(reply.status, 200, `POST results of ${iteration}: ${reply.text.slice(0, 300)}`);
+}
+
+/** A score for a datapoint's run, the same on every run of the test. */
+export function caseScore(order: number, attempt: number, seed: number): number {
+  const noise = Math.sin((order + 1) * 7.31 + attempt * 3.7 + seed * 1.9) * 43758.5453;
+  return Math.round((0.4 + 0.58 * (noise - Math.floor(noise))) * 1000) / 1000;
+}
+
+/** A datapoint's run as a harness reports it: passed at 0.7 and above, some dimensions, its latency and cost. */
+export function caseResult(order: number, attempt: number, seed: number): Record<string, unknown> {
+  const score = caseScore(order, attempt, seed);
+  return {
+    datapoint_order: order, attempt, score, passed: score >= 0.7,
+    dimension_scores: { accuracy: caseScore(order, attempt, seed + 11), tone: caseScore(order, attempt, seed + 23), ...(order % 2 === 0 ? { tool_use: caseScore(order, attempt, seed + 37) } : {}) },
+    latency_ms: 400 + ((order * 137 + attempt * 61) % 2600), cost: Math.round((0.0008 + order * 0.00002) * 1e6) / 1e6,
+  };
+}
+
+/** Results for three iterations of the running job, and a trace for each traced run of the showcase. */
+async function seedResults(client: Client, running: Seeded['runningIterations'], dataset: string): Promise<SeededResults> {
+  const [partial, showcase, complete] = [running[21]!, running[22]!, running[23]!];
+  const traces: Record<number, string> = {};
+  for (const order of resultTraced) {
+    const id = traceId(0xe000 + order);
+    traces[order] = id;
+    const start = baseNs + ms(1_800_000 + order * 10_000);
+    const error = resultErrors[order];
+    const spans: JsonSpan[] = [
+      { traceId: id, spanId: spanId(0xe0000 + order * 10), name: `evaluate case ${order}`, start, end: start + ms(320 + order * 9), attributes: { 'gen_ai.operation.name': 'invoke_agent' }, ...(error ? { status: { code: 2, message: error } } : {}) },
+      { traceId: id, spanId: spanId(0xe0000 + order * 10 + 1), parentSpanId: spanId(0xe0000 + order * 10), name: 'search knowledge base', start: start + ms(5), end: start + ms(60), attributes: { 'db.system': 'qdrant' } },
+      { traceId: id, spanId: spanId(0xe0000 + order * 10 + 2), parentSpanId: spanId(0xe0000 + order * 10), name: 'chat gpt-4o-mini', start: start + ms(70), end: start + ms(300 + order * 9), attributes: { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.total_tokens': 700 + order }, ...(error ? { status: { code: 2, message: error } } : {}) },
+    ];
+    const reply = await postJson(client, otlpJson({ 'service.name': 'eval-harness' }, spans));
+    assert.is(reply.status, 200, `export the trace of case ${order}: ${reply.text}`);
+  }
+
+  const rows: Record<string, unknown>[] = [];
+  for (let order = 0; order < resultDatapoints; order++) {
+    if (resultMissing.includes(order)) continue;
+    for (let attempt = 0; attempt < (resultRetried.includes(order) ? 2 : 1); attempt++) {
+      const error = resultErrors[order];
+      const row = error ? { datapoint_order: order, attempt, status: 'error', error, latency_ms: 30_000 } : caseResult(order, attempt, 23);
+      rows.push({ ...row, ...(traces[order] && attempt === 0 ? { trace_id: traces[order] } : {}) });
+    }
+  }
+  await writeResults(client, showcase.id, dataset, rows);
+  await writeResults(client, complete.id, dataset, Array.from({ length: resultDatapoints }, (_, order) => caseResult(order, 0, 24)));
+  await writeResults(client, partial.id, dataset, Array.from({ length: 12 }, (_, order) => caseResult(order, 0, 22)));
+  return { dataset, showcase: showcase.id, complete: complete.id, partial: partial.id, traces };
+}
+
 /** A project where every field a person or an agent writes holds markup and script. */
 async function seedHostile(client: Client) {
   const hostileProject = await created(client, '/api/projects/', { name: hostile('project name'), slug: 'hostile', description: hostile('project description') });
@@ -219,5 +301,9 @@ async function seedHostile(client: Client) {
     { traceId: hostileTraceId, spanId: spanId(0xbad2), parentSpanId: spanId(0xbad1), name: hostile('child span name'), start: start + ms(5), end: start + ms(20) },
   ]));
   assert.is(reply.status, 200, `export the hostile trace: ${reply.text}`);
+  await writeResults(client, hostileIterations[0]!, hostileDatasets[0]!, [
+    { datapoint_order: 0, status: 'error', error: hostile('result error') },
+    { datapoint_order: 1, score: 0.4, passed: false, dimension_scores: { [hostileShort('result dimension')]: 0.4 } },
+  ]);
   return { hostileProject, hostileAgent, hostileDatasets, hostileJob, hostileIterations, hostileTraceId };
 }

@@ -1,6 +1,6 @@
 // The console in a real browser: headless Chromium signs in (email and password, then an API
 // key), walks every page against a seeded service and checks what each shows, follows a running
-// job live, measures the two heavy pages, checks reload and back/forward, and plants markup and
+// job live (its new iterations and results), an iteration's results with their filters, measures the two heavy pages, checks reload and back/forward, and plants markup and
 // script in every kind of field to see that none of it runs. A full-page screenshot of each page
 // is saved in the folder printed at the start, for a person to look at.
 import { mkdirSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { browserTimeoutMs, launchChromium } from '../helpers/chromium.ts';
 import { start, type Running } from '../helpers/service.ts';
-import { bigJobIterations, bigTraceSpans, hostile, password, runningIterations, seedConsole, type Seeded } from './console-seed.ts';
+import { bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRetried, runningIterations, seedConsole, writeResults, type Seeded } from './console-seed.ts';
 
 const screenshots = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'overmind-console-screenshots');
 /** What the issue asks of the two heavy pages, and of a live iteration. */
@@ -352,6 +352,173 @@ walk('two iterations compared: score change, dimension deltas and the code diff'
   assertNoProblems(context);
 });
 
+/** A summary's figures as the console writes them. */
+const three = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+const onePercent = new Intl.NumberFormat('en-US', { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+interface Summary {
+  iteration: string; datapoints: number; results: number; error_results: number; scored: number; errors: number; missing: { count: number };
+  mean_score: number | null; score_ci95: { low: number; high: number } | null; pass_rate: number | null; pass_rate_ci95: { low: number; high: number } | null;
+  passed: number; failed: number; dimensions: { name: string; n: number; mean: number | null; ci95: { low: number; high: number } | null }[];
+}
+
+/** What an iterations row's Mean (95% CI) and Coverage cells read for its summary. */
+function resultCells(summary: Summary | undefined): [string, string] {
+  if (!summary || summary.results === 0) return ['—', '—'];
+  const { mean_score: mean, score_ci95: ci } = summary;
+  const meanText = mean === null ? '—' : ci ? `${three.format(mean)} ± ${three.format((ci.high - ci.low) / 2)}` : three.format(mean);
+  return [meanText, `${summary.scored} / ${summary.datapoints}${summary.errors > 0 ? ` ${summary.errors} errors` : ''}`];
+}
+
+const iterationColumns = { name: 2, mean: 5, coverage: 6 };
+
+walk('a job\'s iterations show their results: coverage with errors, the mean with its interval, and results written live', async (context) => {
+  const { page, seeded } = context;
+  await visit(context, `/console/jobs/${seeded.runningJob.id}`);
+  await page.locator('.live[data-state="live"]').waitFor();
+  const headers = await page.locator('[data-table="iterations"] thead th').allTextContents();
+  assert.equal([headers[iterationColumns.mean], headers[iterationColumns.coverage]], ['Mean (95% CI)', 'Coverage']);
+  const answer = await seeded.ada.client.get(`/api/jobs/${seeded.runningJob.id}/results-summary/`);
+  assert.is(answer.status, 200, answer.text);
+  const byIteration = new Map((answer.body.iterations as Summary[]).map((summary) => [summary.iteration, summary]));
+  const byName = new Map(seeded.runningIterations.map((iteration) => [iteration.iteration_name, byIteration.get(iteration.id)]));
+  const shown = await rows(page, 'iterations');
+  assert.equal(shown.map((row) => [row[iterationColumns.mean], row[iterationColumns.coverage]]), shown.map((row) => resultCells(byName.get(row[iterationColumns.name]!))), 'every row as its summary says');
+  const cellsOf = (name: string) => shown.find((row) => row[iterationColumns.name] === name)!.slice(iterationColumns.mean, iterationColumns.coverage + 1);
+  assert.is(cellsOf('candidate-23')[1], '34 / 40 3 errors', 'the showcase: 37 datapoints run, three of them errors');
+  assert.is(cellsOf('candidate-24')[1], '40 / 40');
+  assert.is(cellsOf('candidate-22')[1], '12 / 40');
+  assert.equal(cellsOf('candidate-1'), ['—', '—'], 'no results: dashes');
+  assert.match(cellsOf('candidate-23')[0]!, /^0\.\d{3} ± 0\.\d{3}$/);
+  const showcase = byIteration.get(seeded.results.showcase)!;
+  const meanTitle = await page.locator('[data-table="iterations"] tr', { hasText: 'candidate-23' }).locator('td').nth(iterationColumns.mean).locator('span').getAttribute('title');
+  assert.ok(meanTitle?.includes(`95% CI ${Number(showcase.score_ci95!.low.toFixed(4))} to ${Number(showcase.score_ci95!.high.toFixed(4))}`), `the whole interval in the title: ${meanTitle}`);
+  await shoot(page, '13-job-results');
+
+  // Results written while the page is open reach its table without a reload.
+  const live = seeded.runningIterations[20]!;
+  const sent = performance.now();
+  await writeResults(seeded.ada.client, live.id, seeded.results.dataset, Array.from({ length: 10 }, (_, order) => caseResult(order, 0, 21)));
+  await page.waitForFunction((name) => {
+    const row = [...document.querySelectorAll('[data-table="iterations"] tbody tr')].find((tr) => tr.textContent?.includes(name));
+    return row?.querySelectorAll('td')[6]?.textContent === '10 / 40';
+  }, live.iteration_name, { timeout: 10_000, polling: 10 });
+  const liveMs = performance.now() - sent;
+  console.log(`  results written to an iteration reached the job's page in ${liveMs.toFixed(0)} ms`);
+  assert.ok(liveMs < interactiveMs, `the new coverage appeared in ${liveMs.toFixed(0)} ms`);
+  assertNoProblems(context);
+});
+
+walk('an iteration\'s results: its summary, rows filtered and sorted (kept in the URL), each linked to its trace and datapoint', async (context) => {
+  const { page, seeded } = context;
+  const { showcase, dataset } = seeded.results;
+  await page.locator('[data-table="iterations"] tr', { hasText: 'candidate-23' }).getByRole('link', { name: '34 / 40' }).click();
+  await settled(page);
+  assert.is(new URL(page.url()).pathname, `/console/job-iterations/${showcase}/results`);
+  assert.is(await page.locator('h1').textContent(), 'candidate-23');
+  assert.equal(await page.locator('.trail a').allTextContents(), ['Projects', 'Customer support', 'Support bot · prompt tuning']);
+
+  const summary = (await seeded.ada.client.get(`/api/job-iterations/${showcase}/results/summary/`)).body as Summary;
+  assert.equal([summary.datapoints, summary.scored, summary.errors, summary.missing.count], [resultDatapoints, 34, 3, resultMissing.length], 'the seed, as the API sums it up');
+  const stats = await page.locator('.stats .stat').evaluateAll((cards) => cards.map((card) => [card.querySelector('.stat-label')?.textContent, card.querySelector('.stat-value')?.textContent, card.querySelector('.stat-note')?.textContent]));
+  const judged = summary.passed + summary.failed;
+  const ci = summary.pass_rate_ci95!;
+  assert.equal(stats, [
+    ['Mean score', three.format(summary.mean_score!), `95% CI ${three.format(summary.score_ci95!.low)}, ${three.format(summary.score_ci95!.high)}`],
+    ['Pass rate', onePercent.format(summary.pass_rate!), `95% CI ${onePercent.format(ci.low)}–${onePercent.format(ci.high)} · ${summary.passed} of ${judged}`],
+    ['Coverage', '34 / 40', 'datapoints scored (v3)'],
+    ['Errors', '3', `datapoints · ${summary.error_results} error rows`],
+    ['Missing', '3', 'datapoints without a result'],
+  ]);
+  const dimensions = await page.locator('section', { has: page.locator('h2', { hasText: 'Dimensions' }) }).locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  assert.equal(dimensions, summary.dimensions.map((dimension) => [dimension.name, String(dimension.n), three.format(dimension.mean!), `${three.format(dimension.ci95!.low)}, ${three.format(dimension.ci95!.high)}`]));
+  assert.equal(dimensions.map((row) => [row[0], row[1]]), [['accuracy', '34'], ['tone', '34'], ['tool_use', '19']]);
+
+  // The rows: datapoint, attempt, score, passed, status, latency, trace.
+  const list = async (query: Record<string, string>) =>
+    ((await seeded.ada.client.get(`/api/job-iterations/${showcase}/results/`, { page_size: 25, ...query })).body as { count: number; results: { datapoint_order: number; attempt: number; score: number | null; passed: boolean | null; status: string; error: string }[] });
+  const asShown = (results: Awaited<ReturnType<typeof list>>['results']) => results.map((result) => [
+    `#${result.datapoint_order}`, String(result.attempt), result.score === null ? '—' : String(result.score),
+    result.passed === null ? '—' : result.passed ? 'passed' : 'failed', result.status === 'error' ? `error ${result.error}` : 'ok']);
+  const shownRows = async () => (await rows(page, 'results')).map((row) => row.slice(0, 5));
+  const all = await list({});
+  assert.is(all.count, 34 + 3 + resultRetried.length, 'a row per run');
+  assert.equal(await shownRows(), asShown(all.results), 'in datapoint order, attempts together');
+  assert.equal((await rows(page, 'results')).slice(0, 4).map((row) => row[0]), ['#0', '#0', '#1', '#1']);
+  assert.is(await page.locator('[data-table="results"] .pager-summary').textContent(), `1–25 of ${all.count}`);
+
+  await page.getByRole('button', { name: 'Failed' }).click();
+  await settled(page);
+  const failed = await list({ passed: 'false' });
+  assert.ok(failed.count > 0);
+  assert.equal(await shownRows(), asShown(failed.results), 'failed rows only');
+  assert.ok((await shownRows()).every((row) => row[3] === 'failed'));
+  await page.getByLabel('Sort by').selectOption('-score');
+  await settled(page);
+  const worstFirst = await list({ passed: 'false', ordering: '-score' });
+  assert.equal(await shownRows(), asShown(worstFirst.results), 'highest score first');
+  const scores = (await shownRows()).map((row) => Number(row[2]));
+  assert.equal(scores, [...scores].sort((a, b) => b - a));
+  assert.equal([...new URL(page.url()).searchParams], [['filter', 'failed'], ['sort', '-score']]);
+  await shoot(page, '14-results-failed');
+
+  await page.reload();
+  await settled(page);
+  assert.equal(await shownRows(), asShown(worstFirst.results), 'reload keeps the filter and the sort');
+  assert.is(await page.getByRole('button', { name: 'Failed' }).getAttribute('aria-pressed'), 'true');
+  assert.is(await page.getByLabel('Sort by').inputValue(), '-score');
+
+  await page.getByRole('button', { name: 'Errors' }).click();
+  await settled(page);
+  const errors = await shownRows();
+  assert.equal(errors, asShown((await list({ status: 'error', ordering: '-score' })).results), 'the errors, still by score (none has one)');
+  assert.equal(errors.map((row) => [row[0], row[4]]).sort(), Object.entries(resultErrors).map(([order, message]) => [`#${order}`, `error ${message}`]).sort(), 'with their messages');
+  assert.ok(await page.locator('[data-table="results"] tr.error-row').count() === 3, 'marked');
+
+  await page.getByRole('button', { name: 'All' }).click();
+  await page.getByLabel('Sort by').selectOption('');
+  await settled(page);
+  assert.equal(await shownRows(), asShown(all.results));
+  assert.is(new URL(page.url()).search, '');
+  await shoot(page, '15-results');
+
+  // A row's trace: its waterfall.
+  const traced = seeded.results.traces[3]!;
+  const traceLink = page.getByRole('link', { name: 'Trace of datapoint 3, attempt 0' });
+  assert.is(await traceLink.getAttribute('title'), `Trace ${traced}`);
+  await traceLink.click();
+  await page.waitForFunction(() => document.querySelectorAll('.wf-rows .wf-row').length === 3);
+  assert.is(new URL(page.url()).pathname, `/console/traces/${traced}`);
+  assert.is(await page.locator('h1').textContent(), 'evaluate case 3');
+  await page.goBack();
+  await settled(page);
+  assert.is(new URL(page.url()).pathname, `/console/job-iterations/${showcase}/results`);
+
+  // A row's datapoint: the dataset version, at the datapoint's page, the datapoint shown whole.
+  await page.locator('[data-table="results"]').getByRole('button', { name: 'Next →' }).click();
+  await settled(page);
+  const datapoints = (await seeded.ada.client.get(`/api/datasets/${dataset}/datapoints/`, { page_size: 100 })).body.results as { id: string; order: number; persona: string }[];
+  const point = datapoints.find((datapoint) => datapoint.order === 30)!;
+  const pointLink = page.getByRole('link', { name: 'Datapoint #30', exact: true });
+  assert.is(await pointLink.getAttribute('title'), `Datapoint ${point.id}`);
+  await pointLink.click();
+  await settled(page);
+  const url = new URL(page.url());
+  assert.is(url.pathname, `/console/datasets/${dataset}`);
+  assert.is(url.searchParams.get('datapoint'), point.id);
+  assert.is(await page.locator('h1').textContent(), 'Dataset v3 · support v3');
+  assert.is(await page.locator(`[data-datapoint="${point.id}"] h2`).textContent(), 'Datapoint #30');
+  assert.ok((await page.locator(`[data-datapoint="${point.id}"]`).textContent())?.includes('How do I reset my password? (case 31)'), 'its input');
+  assert.equal((await page.locator('[data-table="datapoints"] tr.picked-row td').allTextContents()).slice(0, 1), ['30'], 'its row marked, on its page');
+  assert.is(url.searchParams.get('datapoints_page'), '2');
+  await shoot(page, '16-dataset-datapoint');
+
+  await visit(context, `/console/job-iterations/${seeded.runningIterations[0]!.id}/results`);
+  assert.ok(await page.getByText('This iteration has no results yet.').isVisible(), 'an iteration without results says so');
+  assertNoProblems(context);
+});
+
 walk('a job with 10,000 iterations is interactive within a second', async (context) => {
   const { page, seeded } = context;
   await visit(context, `/console/agents/${seeded.agent.id}`);
@@ -378,15 +545,15 @@ walk('traces: root spans with the span filters, kept in the URL', async (context
   const { page } = context;
   await visit(context, '/console/traces');
   const traceRows = await rows(page, 'traces');
-  assert.is(traceRows.length, 14, 'twelve small traces, the big one, the hostile one');
+  assert.is(traceRows.length, 19, 'twelve small traces, the big one, the hostile one, five of results');
   const shownIds = traceRows.map((row) => row.at(-1)!);
   assert.ok(shownIds.every((id) => /^[0-9a-f]{8}…[0-9a-f]{8}$/.test(id)), 'ids are cut in the middle, whole in the tooltip');
-  assert.is(new Set(shownIds).size, 14, 'and still tell the traces apart (the seeded ids share their first characters)');
+  assert.is(new Set(shownIds).size, 19, 'and still tell the traces apart (the seeded ids share their first characters)');
   await shoot(page, '10-traces');
   await page.check('input[name=has_error]');
   await settled(page);
   const failed = await rows(page, 'traces');
-  assert.is(failed.length, 4);
+  assert.is(failed.length, 5);
   assert.ok(failed.every((row) => row[6] === 'error'));
   await page.selectOption('select[name=service_name]', 'billing');
   await settled(page);
@@ -470,6 +637,7 @@ walk('markup and script written into any field are shown as text and never run',
     [`/console/datasets/${first}/diff/${second}`, hostile('expected output 2')],
     [`/console/jobs/${seeded.hostileJob.id}`, hostile('iteration description 1')],
     [`/console/job-iterations/${seeded.hostileIterations[0]}/compare/${seeded.hostileIterations[1]}`, hostile('dimension name')],
+    [`/console/job-iterations/${seeded.hostileIterations[0]}/results`, hostile('result error')],
     [`/console/traces?service_name=${encodeURIComponent(hostile('service name'))}`, hostile('span name')],
     [`/console/traces/${seeded.hostileTraceId}`, hostile('child span name')],
   ];

@@ -148,7 +148,7 @@ test('a datapoint counts once: its ok attempts averaged in attempt order; it pas
   put(1, 2, { score: 0.2, passed: null });
   put(1, 1, { score: 0.4, passed: true });
   put(2, 0, { status: 'error', score: null });
-  const scores = datapointScores(table);
+  const scores = datapointScores(table.columns());
   assert.equal([...scores.mean].slice(0, 2), [0.5, (0.1 + 0.4 + 0.2) / 3]);
   assert.ok(Number.isNaN(scores.mean[2]!) && Number.isNaN(scores.mean[3]!));
   assert.equal([...scores.verdict], [verdictFailed, verdictPassed, verdictNone, verdictNone]);

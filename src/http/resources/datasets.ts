@@ -9,8 +9,8 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { predicateFor } from '../../query/filters.ts';
 import type { Query } from '../../validation/validator.ts';
 import { timestamp } from '../../clock.ts';
-import { diffDatapoints, diffPage, type Change, type DatasetDiff } from '../../views/dataset-diff.ts';
-import { LruCache } from '../../views/lru-cache.ts';
+import { diffPage, type Change, type DatasetDiff } from '../../views/dataset-diff.ts';
+import { keptAnswer, LruCache } from '../../views/lru-cache.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import { listDeclaration } from '../../validation/list-vocabulary.ts';
@@ -22,7 +22,7 @@ import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 
 /** What these routes use. */
-type DatasetDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+type DatasetDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'compute' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
 
 export function datasetRoutes(deps: DatasetDeps): Route[] {
   const { registry, readModel, clock, config } = deps;
@@ -34,8 +34,17 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
   const listDatasets = listEndpoint(deps, { schema: 'datasets.list-query', serialize: datasetListItemJson });
   const listDatapoints = listEndpoint(deps, { schema: 'datasets.datapoints-query', serialize: datapointJson });
 
-  // Datasets never change, so a diff stays right for as long as both exist.
-  const diffs = new LruCache<string, DatasetDiff>(config.limits.diffCacheEntriesMax);
+  // Datasets never change, so a diff stays right for as long as both exist. A cold one (the two
+  // versions' canonical inputs and hashes, then the diff) is computed off the event loop when large.
+  const diffs = new LruCache<string, Promise<DatasetDiff>>(config.limits.diffCacheEntriesMax);
+  const diffOf = (from: Dataset, to: Dataset) =>
+    keptAnswer(diffs, `${from.id} ${to.id}`, () =>
+      deps.compute.run({
+        kind: 'diff',
+        from: { id: from.id, text: deps.jsonCache.text(from.datapoints) },
+        to: { id: to.id, text: deps.jsonCache.text(to.datapoints) },
+      }),
+    );
 
   return [
     {
@@ -135,11 +144,13 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       query: 'datasets.diff-query',
       summary: 'The datapoints version {other_id} removes, changes and adds against version {id} of the same agent, matched by input; with a summary.',
       responses: { 200: 'datasets.dataset-diff-response' },
-      handle(ctx) {
+      // Heavy work waits for a worker thread in a bounded queue (src/compute/).
+      errors: [503],
+      async handle(ctx) {
         const from = visibleDataset(ctx);
         const to = visibleDataset(ctx, ctx.params.other_id);
         if (from.agent !== to.agent) throw invalid({ non_field_errors: ['Both dataset versions must belong to the same agent.'] });
-        const diff = diffs.get(`${from.id} ${to.id}`, () => diffDatapoints(from.datapoints, to.datapoints));
+        const diff = await diffOf(from, to);
         const only = ctx.state.query.change as Change | undefined;
         const page = paginate(ctx, deps, (offset, limit) => diffPage(diff, only, offset, limit), (entry) => datasetChangeJson(entry, from, to));
         reply(ctx, 200, { ...page, summary: datasetDiffSummaryJson(from, to, diff) });

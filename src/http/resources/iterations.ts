@@ -1,7 +1,7 @@
 // /api/job-iterations/: each iteration lives in its job's stream, so its job's actor handles it.
 // Sending another job moves the iteration there in one commit of both streams. Iterations of a
-// job in a final status stay writable: the status is the job's, not theirs. Any two visible
-// iterations, of one job or two, can be compared.
+// job in a final status stay writable: the status is the job's, not theirs. (Comparisons of two
+// iterations are comparisons.ts's.)
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/authenticate.ts';
 import { newIteration, type IterationChanges } from '../../domain/job.ts';
@@ -11,8 +11,8 @@ import { timestamp } from '../../clock.ts';
 import type { Uses } from '../deps.ts';
 import { fail, or404 } from '../errors.ts';
 import { listEndpoint } from '../pages.ts';
-import { iterationComparisonJson, iterationJson } from '../representations.ts';
-import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
+import { iterationJson } from '../representations.ts';
+import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
 import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 /** The fields an update changes in place; `job` moves the iteration instead. */
@@ -123,18 +123,6 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
         const iteration = visibleIteration(ctx);
         await registry.write(registry.actor('job', iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
         noContent(ctx);
-      },
-    },
-    {
-      method: 'GET',
-      path: '/api/job-iterations/:id/compare/:other_id',
-      auth: true,
-      summary: 'Iteration {id} against {other_id} (of any job): avg_score and every numeric dimension with its delta, and a unified diff of agent_code.',
-      responses: { 200: 'iterations.iteration-comparison-response' },
-      handle(ctx) {
-        const from = visibleIteration(ctx);
-        const to = visibleIteration(ctx, ctx.params.other_id);
-        reply(ctx, 200, iterationComparisonJson(from, to, deps.config.limits));
       },
     },
   ];

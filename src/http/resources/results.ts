@@ -6,22 +6,17 @@
 import type { Dataset, JobIteration } from '../../domain/records.ts';
 import { resultKeyOf, type ResultInput } from '../../domain/results.ts';
 import { resultRows, type ResultRef } from '../../results/result-rows.ts';
-import { LruCache } from '../../views/lru-cache.ts';
-import { emptySummary, summarize, type ResultSummary } from '../../views/result-summary.ts';
 import type { Uses } from '../deps.ts';
 import { or404 } from '../errors.ts';
 import { listEndpoint } from '../pages.ts';
 import { resultJson, resultListItemJson, resultSummaryJson } from '../representations.ts';
-import { replyJsonText, reply, type ApiContext, type Route } from '../route.ts';
+import { reply, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
-type ResultDeps = Uses<'tenancy' | 'results' | 'resultIntake' | 'readModel' | 'config' | 'validator' | 'jsonCache'>;
-
-/** Missing datapoints a summary names. */
-const missingNamedMax = 100;
+type ResultDeps = Uses<'tenancy' | 'results' | 'resultIntake' | 'resultViews' | 'readModel' | 'config' | 'validator' | 'jsonCache'>;
 
 export function resultRoutes(deps: ResultDeps): Route[] {
-  const { tenancy, results, resultIntake, readModel, config } = deps;
+  const { tenancy, results, resultIntake, resultViews, readModel, config } = deps;
   const { limits } = config;
   const { store } = results;
 
@@ -33,14 +28,6 @@ export function resultRoutes(deps: ResultDeps): Route[] {
     serialize: (ref) => ref,
     text: (ref) => JSON.stringify(resultListItemJson(ref.iteration, or404(store.listedRow(ref.iteration, ref.roster, ref.index, ref.attempt)))),
   });
-
-  // A summary is kept while its table is unchanged: a table's version changes with every write.
-  const summaries = new LruCache<string, ResultSummary>(limits.summaryCacheEntriesMax);
-  const summaryOf = (iteration: string): ResultSummary => {
-    const table = store.table(iteration);
-    if (!table) return emptySummary;
-    return summaries.get(`${iteration} ${table.version}`, () => summarize(table, { missingNamedMax }));
-  };
 
   return [
     {
@@ -80,9 +67,11 @@ export function resultRoutes(deps: ResultDeps): Route[] {
       auth: true,
       summary: "What an iteration's results add up to: coverage, the mean score and pass rate with 95% intervals over datapoints, and each numeric dimension.",
       responses: { 200: 'results.summary-response' },
-      handle(ctx) {
+      // Heavy work waits for a worker thread in a bounded queue (src/compute/).
+      errors: [503],
+      async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        replyJsonText(ctx, 200, JSON.stringify(resultSummaryJson(iteration.id, summaryOf(iteration.id))));
+        reply(ctx, 200, resultSummaryJson(iteration.id, await resultViews.summary(iteration.id)));
       },
     },
     {
@@ -105,10 +94,13 @@ export function resultRoutes(deps: ResultDeps): Route[] {
       auth: true,
       summary: "Every iteration's results summary of a job, in the job's iteration order (iterations without results included).",
       responses: { 200: 'results.job-summary-response' },
-      handle(ctx) {
+      // Heavy work waits for a worker thread in a bounded queue (src/compute/).
+      errors: [503],
+      async handle(ctx) {
         const job = tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (found) => found.project);
-        const iterations = readModel.iterationsOf(job).map((iteration) => resultSummaryJson(iteration.id, summaryOf(iteration.id)));
-        replyJsonText(ctx, 200, JSON.stringify({ job: job.id, iterations }));
+        const ofJob = readModel.iterationsOf(job);
+        const summaries = await Promise.all(ofJob.map((iteration) => resultViews.summary(iteration.id)));
+        reply(ctx, 200, { job: job.id, iterations: summaries.map((summary, i) => resultSummaryJson(ofJob[i]!.id, summary)) });
       },
     },
   ];

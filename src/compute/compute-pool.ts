@@ -1,0 +1,67 @@
+// Work that can take more than a few milliseconds (a comparison's bootstrap, a cold dataset diff
+// and its hashing, a large summary) runs on worker threads (piscina), never on the event loop that
+// answers every other request; smaller work runs in place, where a worker's round trip would cost
+// more than the work. The queue of waiting tasks is bounded: past it a heavy request gets 503 with
+// Retry-After. Answers are the callers' to keep (each kind has its own cache).
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { ActorUnavailable } from '../actors/actor-unavailable.ts';
+import { expectedMicros, runTask, type ComputeAnswers, type ComputeTask, type TaskOf } from './compute-tasks.ts';
+
+export interface ComputeLimits {
+  /** Worker threads at most (started when first needed, stopped after a minute idle). */
+  computeThreadsMax: number;
+  /** Tasks waiting for a worker before further heavy requests get 503. */
+  computeQueueMax: number;
+  /** Work expected to take longer than this (microseconds) runs on a worker thread. */
+  computeInlineMicrosMax: number;
+}
+
+/** The worker's module, beside this one: compiled (.js) or from source under tsx (.ts). */
+const workerFile = new URL(`./compute-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
+const idleTimeoutMs = 60_000;
+
+export class ComputePool {
+  private pool: Piscina | undefined;
+  private closed = false;
+  /** Tasks run on workers since start (GET /metrics). */
+  offloaded = 0;
+
+  constructor(private readonly limits: ComputeLimits) {}
+
+  /** Runs a task where it belongs; resolves with its answer. */
+  run<K extends ComputeTask['kind']>(task: TaskOf<K>): Promise<ComputeAnswers[K]> {
+    if (expectedMicros(task) <= this.limits.computeInlineMicrosMax) return Promise.resolve(runTask(task));
+    if (this.closed) return Promise.reject(new ActorUnavailable('stopped', 5));
+    const pool = (this.pool ??= new Piscina({
+      filename: workerFile,
+      minThreads: 0,
+      maxThreads: this.limits.computeThreadsMax,
+      maxQueue: this.limits.computeQueueMax,
+      idleTimeout: idleTimeoutMs,
+    }));
+    if (pool.queueSize >= this.limits.computeQueueMax) return Promise.reject(new ActorUnavailable('busy', 1));
+    this.offloaded++;
+    // Copied now (a task may read a table's live columns, which change while it waits for a
+    // worker), and the copy's buffers moved to the worker rather than copied again.
+    const copy = structuredClone(task);
+    return pool.run(copy, { transferList: buffersOf(copy) }) as Promise<ComputeAnswers[K]>;
+  }
+
+  /** Stops the worker threads (after the tasks they run). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.pool?.close();
+  }
+}
+
+/** The buffers of every typed array in a task (each its own, after structuredClone). */
+function buffersOf(value: unknown, found: ArrayBuffer[] = []): ArrayBuffer[] {
+  if (ArrayBuffer.isView(value)) {
+    if (value.buffer instanceof ArrayBuffer && !found.includes(value.buffer)) found.push(value.buffer);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) buffersOf(child, found);
+  }
+  return found;
+}

@@ -1,0 +1,69 @@
+// The work heavy enough to move off the event loop, as plain-data tasks: the same pure function
+// answers a task in place or on a worker thread (compute-pool.ts decides which). Tasks carry only
+// data that survives a structured clone (typed arrays, strings, numbers), and answers the same.
+import type { Datapoint } from '../domain/records.ts';
+import type { ResultColumns } from '../results/result-table.ts';
+import { LruCache } from '../views/lru-cache.ts';
+import { diffDatapoints, type DatasetDiff } from '../views/dataset-diff.ts';
+import { pairedDatapoints, type PairedDatapoints } from '../views/paired-datapoints.ts';
+import { compareResults, type ComparisonInput, type ComparisonSettings, type ResultsComparison } from '../views/result-comparison.ts';
+import { summarize, type SummaryFigures, type SummaryLimits } from '../views/result-summary.ts';
+
+/** A dataset version's datapoints as JSON text (the text the service keeps of them anyway). */
+export interface DatapointsText {
+  id: string;
+  text: string;
+}
+
+export type ComputeTask =
+  | { kind: 'summary'; columns: ResultColumns; limits: SummaryLimits }
+  | { kind: 'compare'; input: ComparisonInput; settings: ComparisonSettings }
+  | { kind: 'paired'; from: ResultColumns; to: ResultColumns }
+  | { kind: 'diff'; from: DatapointsText; to: DatapointsText };
+
+export interface ComputeAnswers {
+  summary: SummaryFigures;
+  compare: ResultsComparison;
+  paired: PairedDatapoints;
+  diff: DatasetDiff;
+}
+
+export type TaskOf<K extends ComputeTask['kind']> = Extract<ComputeTask, { kind: K }>;
+
+/**
+ * What each task is expected to cost on this kind of machine, in microseconds: what decides that
+ * it runs on a worker thread (measured here: a bootstrap draw ~5 ns, a datapoint's digest and
+ * diff ~10 us, a summary ~0.2 us per row).
+ */
+export function expectedMicros(task: ComputeTask): number {
+  switch (task.kind) {
+    case 'summary':
+      return 0.2 * task.columns.rows + 0.05 * task.columns.datapoints;
+    case 'compare':
+      return 0.005 * task.input.from.datapoints * task.settings.resamples + 0.5 * (task.input.from.rows + task.input.to.rows);
+    case 'paired':
+      return 0.3 * (task.from.rows + task.to.rows) + 0.2 * task.from.datapoints;
+    case 'diff':
+      // About one datapoint per 200 characters of JSON.
+      return (10 * (task.from.text.length + task.to.text.length)) / 200;
+  }
+}
+
+/** Parsed datapoints of the versions diffed lately: datasets never change, so they stay right. */
+const parsed = new LruCache<string, Datapoint[]>(8);
+
+export function runTask<K extends ComputeTask['kind']>(task: TaskOf<K>): ComputeAnswers[K];
+export function runTask(task: ComputeTask): ComputeAnswers[keyof ComputeAnswers] {
+  switch (task.kind) {
+    case 'summary':
+      return summarize(task.columns, task.limits);
+    case 'compare':
+      return compareResults(task.input, task.settings);
+    case 'paired':
+      return pairedDatapoints(task.from, task.to);
+    case 'diff': {
+      const datapoints = ({ id, text }: DatapointsText) => parsed.get(id, () => JSON.parse(text) as Datapoint[]);
+      return diffDatapoints(datapoints(task.from), datapoints(task.to));
+    }
+  }
+}

@@ -1,0 +1,171 @@
+// An iteration's results: how the candidate did on each datapoint of the dataset version it was
+// run on. Its summary first (mean score and pass rate with their 95% intervals, coverage, errors,
+// missing datapoints, each dimension), then the rows, paged, filtered (failed, errors) and sorted
+// (datapoint order, score), each linked to its datapoint and to its trace's waterfall. The filter
+// and the sort live in the query string, with the table's page.
+import { call, withQuery } from './api.js';
+import { badge, clipped, facts, h, link, pageHead, section, stat } from './dom.js';
+import { count, dateTime, interval, mean, meanInterval, millis, percent, score } from './format.js';
+import { jobTitle } from './project-page.js';
+import { setQuery } from './router.js';
+import { pagedTable, table } from './table.js';
+
+/**
+ * @typedef {import('./format.js').Interval} Interval
+ * @typedef {{ name: string, n: number, mean: number | null, ci95: Interval | null }} DimensionSummary
+ * @typedef {{ iteration: string, dataset: { id: string, version: number } | null, datapoints: number, results: number, error_results: number, scored: number, errors: number, missing: { count: number, datapoints: string[] }, attempts_max: number, mean_score: number | null, score_ci95: Interval | null, passed: number, failed: number, pass_rate: number | null, pass_rate_ci95: Interval | null, dimensions: DimensionSummary[] }} Summary
+ * @typedef {{ id: string, iteration: string, datapoint: string, datapoint_order: number, attempt: number, score: number | null, passed: boolean | null, dimension_scores: Record<string, number> | null, status: 'ok' | 'error', error: string, trace_id: string | null, span_id: string | null, latency_ms: number | null, cost: number | null, created_at: string, updated_at: string }} Result
+ * @typedef {import('./job-page.js').Iteration} Iteration
+ */
+
+const pageSize = 25;
+
+/** The filters: what the segmented control says, and the list filter it sends. */
+const filters = /** @type {const} */ ([
+  ['', 'All', {}, 'No results.'],
+  ['failed', 'Failed', { passed: 'false' }, 'No result failed.'],
+  ['errors', 'Errors', { status: 'error' }, 'No result is an error.'],
+]);
+
+const sorts = /** @type {const} */ ([
+  ['', 'Datapoint order'],
+  ['score', 'Score, lowest first'],
+  ['-score', 'Score, highest first'],
+]);
+
+/** @param {import('./router.js').PageContext} context */
+export async function resultsPage({ params, query, signal }) {
+  const id = params.id ?? '';
+  /** @type {[Iteration, Summary]} */
+  const [iteration, summary] = await Promise.all([
+    call(`/api/job-iterations/${id}/`, { signal }),
+    call(`/api/job-iterations/${id}/results/summary/`, { signal }),
+  ]);
+  // The job as the job list shows it: its own answer would carry every iteration's code.
+  /** @type {{ job: import('./project-page.js').JobItem }} */
+  const { job } = await call(withQuery(`/api/jobs/${iteration.job}/progress/`, { page_size: 1 }), { signal });
+  /** @type {{ name: string }} */
+  const project = await call(`/api/projects/${job.project}/`, { signal });
+
+  const head = pageHead({
+    trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], [`/console/jobs/${job.id}`, jobTitle(job)]],
+    title: iteration.iteration_name,
+    kind: 'Iteration results',
+    id: iteration.id,
+    actions: [iteration.status ? badge(iteration.status) : badge('undecided', 'neutral')],
+  });
+  if (summary.results === 0 || !summary.dataset) {
+    return h('div', {}, head,
+      section('Results',
+        h('p', { class: 'empty' }, 'This iteration has no results yet.'),
+        h('p', { class: 'hint' }, 'An evaluation harness writes them per datapoint, with POST /api/job-iterations/{id}/results/ or with spans that report overmind.eval.score.')));
+  }
+  const dataset = summary.dataset;
+
+  let filter = filters.some(([value]) => value && value === query.get('filter')) ? /** @type {string} */ (query.get('filter')) : '';
+  let sort = sorts.some(([value]) => value && value === query.get('sort')) ? /** @type {string} */ (query.get('sort')) : '';
+  const current = () => filters.find(([value]) => value === filter) ?? filters[0];
+
+  const rows = pagedTable({
+    key: 'results',
+    pageSize,
+    signal,
+    empty: () => current()[3],
+    /** @returns {Promise<import('./table.js').Page<Result>>} */
+    load: (page) => call(withQuery(`/api/job-iterations/${id}/results/`, { ...current()[2], ordering: sort, page, page_size: pageSize }), { signal }),
+    rowClass: (result) => (result.status === 'error' ? 'error-row' : ''),
+    columns: resultColumns(dataset.id, summary.attempts_max > 1),
+  });
+
+  const filterControl = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Show results' },
+    filters.map(([value, label]) => h('button', { type: 'button', class: 'segment', 'aria-pressed': String(value === filter), dataset: { filter: value }, onclick: (event) => {
+      filter = value;
+      for (const button of filterControl.querySelectorAll('button')) button.setAttribute('aria-pressed', String(button === event.currentTarget));
+      setQuery({ filter, results_page: null });
+      void rows.reload();
+    } }, label)));
+  const sortControl = h('select', { name: 'sort', onchange: () => {
+    sort = sortControl.value;
+    setQuery({ sort, results_page: null });
+    void rows.reload();
+  } }, sorts.map(([value, label]) => h('option', { value, selected: value === sort }, label)));
+
+  const scoredNote = summary.mean_score === null ? 'no scored datapoint' : summary.score_ci95 ? `95% CI ${interval(summary.score_ci95)}` : `one scored datapoint: no interval`;
+  const judged = summary.passed + summary.failed;
+  return h('div', {},
+    head,
+    h('div', { class: 'stats' },
+      stat('Mean score', h('span', { title: `${meanInterval(summary.mean_score, summary.score_ci95)} (95% t interval over ${count(summary.scored)} scored datapoints)` }, mean(summary.mean_score)), scoredNote, 'primary'),
+      stat('Pass rate', percent(summary.pass_rate), judged === 0 ? 'no result says passed' : [summary.pass_rate_ci95 ? `95% CI ${percentRange(summary.pass_rate_ci95)} · ` : '', `${count(summary.passed)} of ${count(judged)}`]),
+      stat('Coverage', `${count(summary.scored)} / ${count(summary.datapoints)}`, `datapoints scored (v${dataset.version})`),
+      stat('Errors', count(summary.errors), `datapoints · ${count(summary.error_results)} error ${summary.error_results === 1 ? 'row' : 'rows'}`, summary.errors > 0 ? 'tone-error' : ''),
+      stat('Missing', count(summary.missing.count), 'datapoints without a result')),
+    h('div', { class: 'columns wide-first' },
+      section('Dimensions', summary.dimensions.length === 0
+        ? h('p', { class: 'empty' }, 'No result has dimension scores.')
+        : table([
+          { label: 'Dimension', cell: (dimension) => clipped(dimension.name, 'strong') },
+          { label: 'n', numeric: true, cell: (dimension) => count(dimension.n) },
+          { label: 'Mean', numeric: true, cell: (dimension) => mean(dimension.mean) },
+          { label: '95% CI', numeric: true, cell: (dimension) => (dimension.ci95 ? interval(dimension.ci95) : '—') },
+        ], summary.dimensions)),
+      section('Run', facts([
+        ['Dataset', link(`/console/datasets/${dataset.id}`, `v${dataset.version}`)],
+        ['Results', `${count(summary.results)} rows${summary.attempts_max > 1 ? `, up to ${count(summary.attempts_max)} attempts a datapoint` : ''}`],
+        ['avg_score', score(iteration.avg_score)],
+        ['Created', dateTime(iteration.created_at)],
+      ]))),
+    section('Results',
+      h('div', { class: 'toolbar inline-form' }, filterControl, h('label', {}, 'Sort by', sortControl)),
+      rows.element));
+}
+
+/**
+ * @param {string} datasetId
+ * @param {boolean} attempts whether datapoints have several attempts (links then name theirs)
+ * @returns {import('./table.js').Column<Result>[]}
+ */
+function resultColumns(datasetId, attempts) {
+  /** @param {Result} result */
+  const which = (result) => `datapoint ${result.datapoint_order}${attempts ? `, attempt ${result.attempt}` : ''}`;
+  return [
+    { label: 'Datapoint', numeric: true, cell: (result) => h('a', { href: withQuery(`/console/datasets/${datasetId}`, { datapoint: result.datapoint }), title: `Datapoint ${result.datapoint}`, 'aria-label': `Datapoint #${result.datapoint_order}` }, `#${result.datapoint_order}`) },
+    { label: 'Attempt', numeric: true, cell: (result) => String(result.attempt) },
+    { label: 'Score', numeric: true, cell: (result) => h('span', { class: 'strong' }, score(result.score)) },
+    { label: 'Passed', cell: (result) => (result.passed === null ? '—' : result.passed ? badge('passed', 'keep') : badge('failed')) },
+    { label: 'Status', cell: (result) => (result.status === 'error' ? [badge('error'), ' ', clipped(result.error || '(no message)', 'error-text wide')] : badge('ok', 'neutral')) },
+    { label: 'Latency', numeric: true, cell: (result) => millis(result.latency_ms) },
+    { label: 'Trace', cell: (result) => (result.trace_id ? h('a', { href: `/console/traces/${result.trace_id}`, title: `Trace ${result.trace_id}`, 'aria-label': `Trace of ${which(result)}` }, 'Trace') : '—') },
+  ];
+}
+
+/** @param {Interval} ci */
+function percentRange(ci) {
+  return `${percent(ci.low)}–${percent(ci.high)}`;
+}
+
+/**
+ * An iteration's coverage for a table cell: scored / datapoints, linked to its results page,
+ * with its errors under it; a dash while it has no results.
+ * @param {Summary | undefined} summary
+ * @param {string} name the iteration's name, for the link's description
+ */
+export function coverageCell(summary, name) {
+  if (!summary || summary.results === 0) return h('span', { class: 'muted' }, '—');
+  const description = `Results of ${name}: ${count(summary.scored)} scored, ${count(summary.errors)} errors, ${count(summary.missing.count)} missing of ${count(summary.datapoints)} datapoints${summary.dataset ? ` (dataset v${summary.dataset.version})` : ''}`;
+  return h('span', {},
+    h('a', { href: `/console/job-iterations/${summary.iteration}/results`, title: description }, `${count(summary.scored)} / ${count(summary.datapoints)}`),
+    summary.errors > 0 ? [' ', h('span', { class: 'cell-note error-text' }, `${count(summary.errors)} ${summary.errors === 1 ? 'error' : 'errors'}`)] : null);
+}
+
+/**
+ * An iteration's mean score with its interval for a table cell; the interval whole in the title.
+ * @param {Summary | undefined} summary
+ */
+export function meanCell(summary) {
+  if (!summary || summary.mean_score === null) return h('span', { class: 'muted' }, '—');
+  const title = summary.score_ci95
+    ? `Mean ${score(summary.mean_score)}, 95% CI ${score(summary.score_ci95.low)} to ${score(summary.score_ci95.high)} (t interval over ${count(summary.scored)} scored datapoints)`
+    : `Mean ${score(summary.mean_score)} of ${count(summary.scored)} scored datapoint: no interval`;
+  return h('span', { title }, meanInterval(summary.mean_score, summary.score_ci95));
+}

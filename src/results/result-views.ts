@@ -1,0 +1,127 @@
+// What results add up to, as the routes answer it: an iteration's summary, two iterations'
+// comparison and their paired datapoints. Each is computed by the compute pool (off the event loop
+// when it is heavy) from the tables' columns, kept while both tables are unchanged (a table's
+// version changes with every write), and shared by concurrent requests for the same answer. What
+// needs the store (datapoint ids, traces) is added here, after the computation.
+import type { ComputePool } from '../compute/compute-pool.ts';
+import type { Roster } from '../domain/results.ts';
+import { keptAnswer, LruCache } from '../views/lru-cache.ts';
+import type { PairedDatapoints } from '../views/paired-datapoints.ts';
+import { incomparability, type Moved, type ResultsComparison } from '../views/result-comparison.ts';
+import { emptySummary, summaryOf, type ResultSummary } from '../views/result-summary.ts';
+import type { ResultStore } from './result-store.ts';
+import type { ResultTable } from './result-table.ts';
+
+export interface ResultViewLimits {
+  summaryCacheEntriesMax: number;
+  comparisonCacheEntriesMax: number;
+}
+
+/** Missing datapoints a summary names. */
+const missingNamedMax = 100;
+/** Bootstrap resamples of a comparison, and their seed: the same request gives the same answer. */
+const resamples = 10_000;
+const bootstrapSeed = 20_240_101;
+/** Fewer paired datapoints than this is insufficient data for a verdict. */
+const pairedMin = 10;
+/** Largest drops and rises a comparison lists. */
+const listedMax = 20;
+
+/** A moved datapoint as a comparison answers it: with its id and the trace of each side. */
+export type MovedJson = Omit<Moved, 'index'> & { datapoint: string; trace_id_from: string | null; trace_id_to: string | null };
+export type ComparisonJson =
+  | Extract<ResultsComparison, { comparable: false }>
+  | (Omit<Extract<ResultsComparison, { comparable: true }>, 'regressions' | 'improvements'> & { regressions: MovedJson[]; improvements: MovedJson[] });
+
+/** Two iterations' paired datapoints, with what a page needs to name them. */
+export interface Pairs {
+  from: string;
+  to: string;
+  roster: Roster;
+  data: PairedDatapoints;
+  /** Changes whenever either side's results do. */
+  version: string;
+}
+
+export class ResultViews {
+  private readonly summaries: LruCache<string, Promise<ResultSummary>>;
+  private readonly comparisons: LruCache<string, Promise<ComparisonJson>>;
+  private readonly pairs: LruCache<string, Promise<Pairs>>;
+
+  constructor(
+    private readonly store: ResultStore,
+    private readonly compute: ComputePool,
+    limits: ResultViewLimits,
+  ) {
+    this.summaries = new LruCache(limits.summaryCacheEntriesMax);
+    this.comparisons = new LruCache(limits.comparisonCacheEntriesMax);
+    this.pairs = new LruCache(limits.comparisonCacheEntriesMax);
+  }
+
+  summary(iteration: string): Promise<ResultSummary> {
+    const table = this.store.table(iteration);
+    if (!table) return Promise.resolve(emptySummary);
+    const { roster } = table;
+    return keptAnswer(this.summaries, `${iteration} ${table.version}`, () =>
+      this.compute.run({ kind: 'summary', columns: table.columns(), limits: { missingNamedMax } }).then((figures) => summaryOf(figures, roster)),
+    );
+  }
+
+  comparison(from: string, to: string, confidence: number): Promise<ComparisonJson> {
+    const tables = this.tablesOf(from, to);
+    if ('reason' in tables) return Promise.resolve({ comparable: false, reason: tables.reason });
+    const key = `${from} ${tables.from.version} ${to} ${tables.to.version} ${confidence}`;
+    return keptAnswer(this.comparisons, key, () => {
+      const { roster } = tables.from;
+      const input = {
+        from: tables.from.columns(),
+        to: tables.to.columns(),
+        orders: Float64Array.from(roster.orders),
+        dataset: { id: roster.dataset, version: roster.version },
+      };
+      const settings = { confidence, resamples, seed: bootstrapSeed, pairedMin, listedMax };
+      return this.compute.run({ kind: 'compare', input, settings }).then((comparison) => this.withTraces(comparison, from, to, roster));
+    });
+  }
+
+  /** The paired datapoints of two comparable iterations; null when they are not comparable. */
+  paired(from: string, to: string): Promise<Pairs | null> {
+    const tables = this.tablesOf(from, to);
+    if ('reason' in tables) return Promise.resolve(null);
+    const version = `${tables.from.version} ${tables.to.version}`;
+    return keptAnswer(this.pairs, `${from} ${to} ${version}`, () =>
+      this.compute
+        .run({ kind: 'paired', from: tables.from.columns(), to: tables.to.columns() })
+        .then((data) => ({ from, to, roster: tables.from.roster, data, version })),
+    );
+  }
+
+  /** The trace of a datapoint's run on one side: its first ok attempt with a trace, else any with one. */
+  traceOf(iteration: string, roster: Roster, index: number): string | null {
+    let any: string | null = null;
+    for (const row of this.store.rowsOfDatapoint(iteration, roster, index)) {
+      if (row.trace_id === null) continue;
+      if (row.status === 'ok') return row.trace_id;
+      any ??= row.trace_id;
+    }
+    return any;
+  }
+
+  private tablesOf(from: string, to: string): { from: ResultTable; to: ResultTable } | { reason: string } {
+    const fromTable = this.store.table(from);
+    const toTable = this.store.table(to);
+    const reason = incomparability(fromTable?.roster, toTable?.roster);
+    return reason !== null ? { reason } : { from: fromTable!, to: toTable! };
+  }
+
+  private withTraces(comparison: ResultsComparison, from: string, to: string, roster: Roster): ComparisonJson {
+    if (!comparison.comparable) return comparison;
+    const named = ({ index, ...moved }: Moved): MovedJson => ({
+      datapoint: roster.ids[index]!,
+      ...moved,
+      trace_id_from: this.traceOf(from, roster, index),
+      trace_id_to: this.traceOf(to, roster, index),
+    });
+    return { ...comparison, regressions: comparison.regressions.map(named), improvements: comparison.improvements.map(named) };
+  }
+}

@@ -1,0 +1,83 @@
+// Heavy answers run on worker threads (src/compute/): a summary, a comparison, its paired
+// datapoints and a dataset diff answer the same whether they are computed in place or on a
+// worker; the queue of heavy work waiting for a worker is bounded (503 past it); and a service
+// stops its workers when it closes.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createIteration } from '../helpers/job-fixtures.ts';
+import { memberWithProject, type Member } from '../helpers/fixtures.ts';
+import { evaluated, resultsPath, writeResults } from '../helpers/result-fixtures.ts';
+import { withService } from '../helpers/service.ts';
+
+/** Two iterations of one job with results on 40 datapoints, and two versions of the agent's dataset. */
+async function comparisonOf(member: Member, project: string) {
+  const { agent, dataset, job, iteration } = await evaluated(member.client, project, 40);
+  const other = await createIteration(member.client, job.id);
+  const rows = (shift: number) => dataset.datapoints.map((point: any, i: number) => ({
+    datapoint: point.id,
+    score: ((i * 37 + shift) % 100) / 100,
+    passed: (i + shift) % 3 !== 0,
+    dimension_scores: { accuracy: ((i * 11 + shift) % 10) / 10 },
+  }));
+  await writeResults(member.client, iteration, { dataset: dataset.id, results: rows(0) });
+  await writeResults(member.client, other, { dataset: dataset.id, results: rows(7) });
+  const next = await member.client.post('/api/datasets/', { agent: agent.id, datapoints: dataset.datapoints.slice(5).map(({ id: _id, ...point }: any) => point) });
+  return { from: iteration, to: other, job, versions: [dataset.id, next.body.id] };
+}
+
+/** Everything heavy the service answers about those. */
+async function heavyAnswers(member: Member, made: Awaited<ReturnType<typeof comparisonOf>>) {
+  const compare = `/api/job-iterations/${made.from.id}/compare/${made.to.id}/`;
+  return {
+    summary: (await member.client.get(`${resultsPath(made.from)}summary/`)).body,
+    jobSummary: (await member.client.get(`/api/jobs/${made.job.id}/results-summary/`)).body.iterations,
+    comparison: (await member.client.get(compare, { confidence: 0.9 })).body.results,
+    paired: (await member.client.get(`${compare}datapoints/`, { ordering: '-delta', page_size: 100 })).body.results,
+    diff: (await member.client.get(`/api/datasets/${made.versions[0]}/diff/${made.versions[1]}/`)).body,
+  };
+}
+
+test('heavy answers are the same computed in place or on a worker thread', async () => {
+  const inPlace = await withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const made = await comparisonOf(member, project.id);
+    return { answers: await heavyAnswers(member, made), made };
+  });
+  const onWorkers = await withService(
+    async ({ client, service }) => {
+      const { member, project } = await memberWithProject(client);
+      const made = await comparisonOf(member, project.id);
+      const answers = await heavyAnswers(member, made);
+      assert.ok(service.deps.compute.offloaded >= 5, `offloaded ${service.deps.compute.offloaded} tasks`);
+      return { answers, made };
+    },
+    { limits: { computeInlineMicrosMax: 1 } },
+  );
+  // Ids differ between the two services; everything else must be equal.
+  const withoutIds = (value: unknown) => JSON.parse(JSON.stringify(value).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'id'));
+  assert.equal(withoutIds(onWorkers.answers), withoutIds(inPlace.answers));
+  assert.is(inPlace.answers.comparison.comparable, true);
+  assert.is(inPlace.answers.comparison.n_paired, 40);
+  assert.ok(inPlace.answers.comparison.ci95_bootstrap === undefined && inPlace.answers.comparison.score.ci95_bootstrap !== null);
+});
+
+test('heavy work waiting for a worker is bounded: past LIMIT_COMPUTE_QUEUE_MAX it is refused with 503 and Retry-After', () =>
+  withService(
+    async ({ client }) => {
+      const { member, project } = await memberWithProject(client);
+      const made = await comparisonOf(member, project.id);
+      // Every request asks another confidence: none is answered from the cache.
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => member.client.get(`/api/job-iterations/${made.from.id}/compare/${made.to.id}/`, { confidence: 0.9 + i / 1000 })),
+      );
+      const statuses = replies.map((reply) => reply.status);
+      assert.ok(statuses.includes(200), statuses.join(','));
+      const refused = replies.filter((reply) => reply.status === 503);
+      assert.ok(refused.length > 0, `no request was refused: ${statuses.join(',')}`);
+      assert.equal(refused[0]!.body.code, 'unavailable');
+      assert.is(refused[0]!.headers.get('retry-after'), '1');
+    },
+    { limits: { computeInlineMicrosMax: 1, computeThreadsMax: 1, computeQueueMax: 1 } },
+  ));
+
+test.run();
