@@ -12,6 +12,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'events', load: () => import('./events.ts') },
   { name: 'views', load: () => import('./views.ts') },
   { name: 'results', load: () => import('./results.ts') },
+  { name: 'heavy', load: () => import('./heavy.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
 ];
 
