@@ -60,8 +60,10 @@ export class ResultTable {
   private lastCreated = { ms: NaN, text: '' };
   /** Per datapoint index, its first slot (lowest attempt), -1 when it has no row. */
   private readonly head: Int32Array;
-  /** Each numeric dimension's value per slot (NaN where the row has none). */
+  /** Each numeric dimension's value per slot (NaN where the row has none), while some row has it. */
   private readonly dimensionColumns = new Map<string, Float64Array>();
+  /** How many rows have each dimension: a column no row uses any more is dropped. */
+  private readonly dimensionRows = new Map<string, number>();
 
   constructor(readonly roster: Roster) {
     this.head = new Int32Array(roster.ids.length).fill(noSlot);
@@ -99,9 +101,14 @@ export class ResultTable {
     this.flags[slot] = pass | (row.status === 'error' ? errorFlag : 0) | (row.has_output ? outputFlag : 0);
     if (row.status === 'error') this.errorRows++;
     this.createdMs[slot] = row.created_ms;
-    for (const column of this.dimensionColumns.values()) column[slot] = NaN;
+    this.clearDimensions(slot);
     const dimensions = row.dimension_scores;
-    if (dimensions) for (const name in dimensions) this.dimensionColumn(name)[slot] = dimensions[name]!;
+    if (dimensions) {
+      for (const name in dimensions) {
+        this.dimensionColumn(name)[slot] = dimensions[name]!;
+        this.dimensionRows.set(name, this.dimensionRows.get(name)! + 1);
+      }
+    }
     this.version = nextVersion();
   }
 
@@ -216,9 +223,26 @@ export class ResultTable {
     this.capacity = capacity;
   }
 
+  /** The slot's row has no dimension any more (it is being replaced). */
+  private clearDimensions(slot: number): void {
+    for (const [name, column] of this.dimensionColumns) {
+      if (Number.isNaN(column[slot]!)) continue;
+      column[slot] = NaN;
+      const rows = this.dimensionRows.get(name)! - 1;
+      if (rows > 0) this.dimensionRows.set(name, rows);
+      else {
+        this.dimensionColumns.delete(name);
+        this.dimensionRows.delete(name);
+      }
+    }
+  }
+
   private dimensionColumn(name: string): Float64Array {
     let column = this.dimensionColumns.get(name);
-    if (!column) this.dimensionColumns.set(name, (column = new Float64Array(this.capacity).fill(NaN)));
+    if (!column) {
+      this.dimensionColumns.set(name, (column = new Float64Array(this.capacity).fill(NaN)));
+      this.dimensionRows.set(name, 0);
+    }
     return column;
   }
 }

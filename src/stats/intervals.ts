@@ -25,7 +25,7 @@ export function meanWithInterval(values: ArrayLike<number>, confidence: number):
   const mean = meanOf(values);
   // One value has no spread to measure (n - 1 = 0 degrees of freedom): its mean alone.
   if (n === 1) return { n, mean, sd: null, se: null, ci: null };
-  const sd = sampleSd(values, mean);
+  const sd = sampleSd(values);
   const se = sd / Math.sqrt(n);
   return { n, mean, sd, se, ci: tInterval(mean, se, n - 1, confidence) };
 }

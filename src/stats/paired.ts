@@ -3,7 +3,7 @@
 // signed-rank.ts) and Pearson's r of the scores. Pure; the t distribution comes from @stdlib.
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import { tInterval, assertConfidence, type Interval } from './intervals.ts';
-import { meanOf, sampleSd, squaredDeviations } from './moments.ts';
+import { crossDeviations, meanOf, sampleSd, squaredDeviations } from './moments.ts';
 import { signedRankPValue } from './signed-rank.ts';
 
 export interface PairedEstimate {
@@ -33,7 +33,7 @@ export function pairedEstimate(from: ArrayLike<number>, to: ArrayLike<number>, c
   const delta = meanOf(differences);
   const means = { n, mean_from: meanOf(from), mean_to: meanOf(to), delta };
   if (n === 1) return { ...means, ...none }; // one pair has no spread to test against
-  const se = sampleSd(differences, delta) / Math.sqrt(n);
+  const se = sampleSd(differences) / Math.sqrt(n);
   return {
     ...means,
     se,
@@ -53,14 +53,10 @@ function pairedTPValue(delta: number, se: number, df: number): number {
 
 /** Pearson's r of at least two pairs; null when either side is constant (r is undefined). */
 function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
-  const meanX = meanOf(x);
-  const meanY = meanOf(y);
-  // Deviations from a mean of equal values are exact zeros (moments.ts), so 0 means constant.
-  const spreadX = squaredDeviations(x, meanX);
-  const spreadY = squaredDeviations(y, meanY);
+  // Deviations of equal values are exact zeros (moments.ts), so 0 means constant.
+  const spreadX = squaredDeviations(x);
+  const spreadY = squaredDeviations(y);
   if (spreadX === 0 || spreadY === 0) return null;
-  let products = 0;
-  for (let i = 0; i < x.length; i++) products += (x[i]! - meanX) * (y[i]! - meanY);
-  const r = products / (Math.sqrt(spreadX) * Math.sqrt(spreadY));
+  const r = crossDeviations(x, y) / (Math.sqrt(spreadX) * Math.sqrt(spreadY));
   return Math.max(-1, Math.min(1, r)); // rounding can step just past ±1
 }
