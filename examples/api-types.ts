@@ -454,8 +454,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Iteration {id} against {other_id} (of any job): avg_score and every numeric dimension with its delta, and a unified diff of agent_code. */
+        /** Iteration {id} against {other_id} (of any job): avg_score and every numeric dimension with its delta, a unified diff of agent_code, and their results per datapoint compared with paired statistics and a verdict. */
         get: operations["job_iterations_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/job-iterations/{id}/compare/{other_id}/datapoints/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every datapoint scored on either side of a comparison, with both scores, both pass verdicts and what changed. */
+        get: operations["job_iterations_compare_datapoints_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -523,7 +540,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every iteration's results summary of a job, in the job's iteration order (iterations without results included). */
+        /** The results summary of every iteration of a job that has results, in the job's iteration order. */
         get: operations["jobs_results_summary_retrieve"];
         put?: never;
         post?: never;
@@ -814,6 +831,23 @@ export interface paths {
         };
         /** The console: two iterations of a job compared. */
         get: operations["console_job_iterations_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/job-iterations/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console: an iteration's results, filtered and sorted, each linked to its trace and datapoint. */
+        get: operations["console_job_iterations_results_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1365,7 +1399,7 @@ export interface components {
             order?: components["schemas"]["common.int64OrNull"];
             status?: components["schemas"]["iterations.fields.status"];
         };
-        /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. */
+        /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. `results` compares their results per datapoint. */
         "iterations.iteration-comparison-response": {
             from: components["schemas"]["iterations.iteration-comparison-response.iteration"];
             to: components["schemas"]["iterations.iteration-comparison-response.iteration"];
@@ -1374,6 +1408,7 @@ export interface components {
             dimensions: components["schemas"]["iterations.iteration-comparison-response.dimension"][];
             /** @description A unified diff of agent_code from -> to (a null code counts as empty), with file names a/<from iteration_name> and b/<to iteration_name>; "" when the codes are equal; null when either code is longer than LIMIT_CODE_DIFF_CHARS_MAX characters or they differ in more lines than LIMIT_CODE_DIFF_EDITS_MAX. */
             code_diff: string | null;
+            results: components["schemas"]["results.comparison-response"];
         };
         "iterations.iteration-comparison-response.comparison": {
             from: number | null;
@@ -1740,6 +1775,83 @@ export interface components {
             /** @description Schemas, shared error responses and security schemes. */
             components: Record<string, never>;
         };
+        /** @description Two iterations' results compared datapoint by datapoint. Each side's attempts of a datapoint are averaged first (only ok results count); the datapoints scored on both sides are paired, and every figure is over the paired differences (to - from). Results of different dataset versions, or a side without results, are not comparable: then only `comparable` and `reason` are given. Verdict: fewer than 10 paired datapoints is insufficient_data; otherwise improved (or regressed) when the paired t interval of the delta, at the asked confidence, lies wholly above (or below) 0, and no_detectable_difference when it holds 0. */
+        "results.comparison-response": {
+            /** @constant */
+            comparable: false;
+            /** @description Why not, e.g. "different dataset versions: 3 and 4". */
+            reason: string;
+        } | {
+            /** @constant */
+            comparable: true;
+            /** @description The confidence of every interval and of the verdict (query `confidence`, 0.95 unless asked). */
+            confidence: number;
+            dataset: components["schemas"]["results.fields.datasetVersion"];
+            /** @description Datapoints scored on both sides. */
+            n_paired: number;
+            /** @description Datapoints scored on the `to` side only (never imputed). */
+            missing_in_from: number;
+            /** @description Datapoints scored on the `from` side only. */
+            missing_in_to: number;
+            score: {
+                mean_from: number | null;
+                mean_to: number | null;
+                /** @description The mean of the paired differences. */
+                delta: number | null;
+                /** @description Its standard error (sd of the differences / sqrt(n)). */
+                se: number | null;
+                /** @description Paired t interval of delta (n - 1 degrees of freedom) at `confidence`. */
+                ci95: components["schemas"]["results.fields.interval"];
+                /** @description Percentile interval of 10,000 resamples of the paired datapoints (seeded: the same request gives the same answer). */
+                ci95_bootstrap: components["schemas"]["results.fields.interval"];
+                /** @description Two-sided paired t test. With no spread in the differences: 1 when they are all 0, else 0. */
+                p_value: number | null;
+                /** @description Two-sided Wilcoxon signed-rank test (zero differences dropped), as scipy.stats.wilcoxon computes it by default; null with fewer than two pairs, 1 when every difference is 0. */
+                wilcoxon_p_value: number | null;
+                /** @description Pearson's r of the paired scores; null when a side is constant. */
+                correlation: number | null;
+            };
+            /** @description Pass/fail on the paired datapoints; null when no paired datapoint has a verdict on both sides. */
+            passed: {
+                /** @description Paired datapoints with a pass verdict on both sides (most of a datapoint's attempts passed; a tie does not). */
+                n: number;
+                pass_rate_from: number;
+                pass_rate_to: number;
+                pass_to_fail: number;
+                fail_to_pass: number;
+                /** @description Exact two-sided McNemar test on the flips. */
+                mcnemar_p_value: number;
+                mcnemar_mid_p_value: number;
+            } | null;
+            /** @description Every numeric dimension both sides have, paired over the datapoints that have it on both, sorted by name. */
+            dimensions: {
+                name: string;
+                n: number;
+                delta: number | null;
+                ci95: components["schemas"]["results.fields.interval"];
+                p_value: number | null;
+                /** @description Holm's adjustment across the dimensions of this comparison. */
+                p_value_holm: number | null;
+            }[];
+            verdict: components["schemas"]["results.fields.verdict"];
+            /** @description The 20 paired datapoints with the largest drop, largest first. */
+            regressions: components["schemas"]["results.comparison-response.moved"][];
+            /** @description The 20 paired datapoints with the largest rise, largest first. */
+            improvements: components["schemas"]["results.comparison-response.moved"][];
+        };
+        "results.comparison-response.moved": {
+            /** Format: uuid */
+            datapoint: string;
+            datapoint_order: number;
+            score_from: number;
+            score_to: number;
+            delta: number;
+            /** @description The trace of the datapoint's run on that side: its first ok attempt with a trace, else its first attempt with one (an error). */
+            trace_id_from: string | null;
+            trace_id_to: string | null;
+        };
+        /** @enum {string} */
+        "results.fields.change": "improved" | "regressed" | "unchanged" | "pass_to_fail" | "fail_to_pass" | "only_from" | "only_to";
         "results.fields.datasetVersion": {
             /** Format: uuid */
             id: string;
@@ -1757,11 +1869,79 @@ export interface components {
         /** @enum {string} */
         "results.fields.status": "ok" | "error";
         "results.fields.traceId": string | null;
-        /** @description The results summary of every iteration of a job, in the job's iteration order (order, then created_at). */
+        /** @enum {string} */
+        "results.fields.verdict": "improved" | "regressed" | "no_detectable_difference" | "insufficient_data";
+        /** @description One iteration's results in a job's summary. */
+        "results.job-summary-item-response": {
+            /** Format: uuid */
+            iteration: string;
+            /** @description The version the results are of; null while the iteration has none. */
+            dataset: components["schemas"]["results.fields.datasetVersion"] | null;
+            /** @description Datapoints in the version. */
+            datapoints: number;
+            /** @description Result rows, errors included. */
+            results: number;
+            /** @description Result rows with status error. */
+            error_results: number;
+            /** @description Datapoints with at least one ok result. */
+            scored: number;
+            /** @description Datapoints with results, every one an error. */
+            errors: number;
+            /** @description The most results any one datapoint has. */
+            attempts_max: number;
+            /** @description Mean over scored datapoints of each one's mean score. */
+            mean_score: number | null;
+            /** @description t interval of mean_score (n - 1 degrees of freedom over the scored datapoints). */
+            score_ci95: components["schemas"]["results.fields.interval"];
+            /** @description Datapoints most of whose ok attempts with a `passed` passed (a tie does not). */
+            passed: number;
+            /** @description Datapoints with a `passed` on some ok attempt that did not pass. */
+            failed: number;
+            /** @description passed / (passed + failed). */
+            pass_rate: number | null;
+            /** @description Wilson score interval over datapoints (never attempts). */
+            pass_rate_ci95: components["schemas"]["results.fields.interval"];
+            /** @description Datapoints of the version with no result. */
+            missing: number;
+        };
+        /** @description The results of every iteration of a job that has results, in the job's iteration order (order, then created_at): each iteration's summary without its dimensions and with the missing datapoints counted, not named (GET /api/job-iterations/{id}/results/summary/ has the whole of one). */
         "results.job-summary-response": {
             /** Format: uuid */
             job: string;
-            iterations: components["schemas"]["results.summary-response"][];
+            iterations: components["schemas"]["results.job-summary-item-response"][];
+        };
+        /** @description A page of results.paired-datapoint-response. */
+        "results.paired-datapoint-page": {
+            /** @description How many items match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's items. */
+            results: components["schemas"]["results.paired-datapoint-response"][];
+        };
+        /** @description A datapoint scored on either side of a comparison: its mean score on each side (attempts averaged), its pass verdict on each, and what changed. `change` is pass_to_fail or fail_to_pass when both sides have a verdict and they differ; else improved, regressed or unchanged by the sign of delta; only_from or only_to when one side has no score. */
+        "results.paired-datapoint-response": {
+            /** Format: uuid */
+            datapoint: string;
+            datapoint_order: number;
+            score_from: number | null;
+            score_to: number | null;
+            /** @description score_to - score_from; null unless both are scored. */
+            delta: number | null;
+            passed_from: boolean | null;
+            passed_to: boolean | null;
+            change: components["schemas"]["results.fields.change"];
+            /** @description The trace of the datapoint's run on that side: its first ok attempt with a trace, else its first attempt with one (an error). */
+            trace_id_from: string | null;
+            trace_id_to: string | null;
         };
         /** @description A page of results.result-list-item-response. */
         "results.result-list-item-page": {
@@ -2130,7 +2310,7 @@ export interface components {
                 "application/json": components["schemas"]["responses.errors.detail"];
             };
         };
-        /** @description Overloaded or the store cannot take writes (`unavailable`); nothing was changed. */
+        /** @description Overloaded (a full mailbox, or too much heavy work waiting for a worker thread) or the store cannot take writes (`unavailable`); nothing was changed. */
         Unavailable: {
             headers: {
                 /** @description Seconds to wait before trying again. */
@@ -3132,6 +3312,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     jobs_list: {
@@ -3559,7 +3740,10 @@ export interface operations {
     };
     job_iterations_compare_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The confidence of every interval of `results`, and of its verdict (default 0.95). */
+                confidence?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -3578,9 +3762,48 @@ export interface operations {
                     "application/json": components["schemas"]["iterations.iteration-comparison-response"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    job_iterations_compare_datapoints_list: {
+        parameters: {
+            query?: {
+                /** @description Only items whose change equals this. */
+                change?: components["schemas"]["results.fields.change"];
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+                /** @description Which field to use when ordering the results: datapoint_order, delta. Prefix "-" for descending; separate several with commas. */
+                ordering?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+                other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["results.paired-datapoint-page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     job_iterations_results_list: {
@@ -3684,6 +3907,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     job_iterations_results_retrieve: {
@@ -3735,6 +3959,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     v1_traces_create: {
@@ -4348,6 +4573,37 @@ export interface operations {
             path: {
                 id: string;
                 other_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    console_job_iterations_results_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
             };
             cookie?: never;
         };

@@ -213,9 +213,10 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   resultPurgeRowsMax: 4096,
   summaryCacheEntriesMax: 256,
   comparisonCacheEntriesMax: 64,
-  // Every core but the one the event loop needs, and at least one.
-  computeThreadsMax: Math.max(1, availableParallelism() - 1),
-  computeQueueMax: 32,
+  // Every core: the threads run below the event loop's priority (compute-worker.ts), so the event
+  // loop keeps its core when it has work, and a comparison's bootstrap spreads over the rest.
+  computeThreadsMax: availableParallelism(),
+  computeQueueMax: 64,
   computeInlineMicrosMax: 2000,
 });
 

@@ -30,18 +30,29 @@ export class ComputePool {
 
   constructor(private readonly limits: ComputeLimits) {}
 
-  /** Runs a task where it belongs; resolves with its answer. */
+  /** Runs a task where it belongs; resolves with its answer. A full queue refuses it (503). */
   run<K extends ComputeTask['kind']>(task: TaskOf<K>): Promise<ComputeAnswers[K]> {
+    return this.dispatch(task, true);
+  }
+
+  /**
+   * Runs a further task of work already admitted by `run` (a comparison's bootstrap chunks): it
+   * queues whatever the queue holds, so that work let in is finished rather than refused midway.
+   */
+  runPart<K extends ComputeTask['kind']>(task: TaskOf<K>): Promise<ComputeAnswers[K]> {
+    return this.dispatch(task, false);
+  }
+
+  private dispatch<K extends ComputeTask['kind']>(task: TaskOf<K>, bounded: boolean): Promise<ComputeAnswers[K]> {
     if (expectedMicros(task) <= this.limits.computeInlineMicrosMax) return Promise.resolve(runTask(task));
     if (this.closed) return Promise.reject(new ActorUnavailable('stopped', 5));
     const pool = (this.pool ??= new Piscina({
       filename: workerFile,
       minThreads: 0,
       maxThreads: this.limits.computeThreadsMax,
-      maxQueue: this.limits.computeQueueMax,
       idleTimeout: idleTimeoutMs,
     }));
-    if (pool.queueSize >= this.limits.computeQueueMax) return Promise.reject(new ActorUnavailable('busy', 1));
+    if (bounded && pool.queueSize >= this.limits.computeQueueMax) return Promise.reject(new ActorUnavailable('busy', 1));
     this.offloaded++;
     // Copied now (a task may read a table's live columns, which change while it waits for a
     // worker), and the copy's buffers moved to the worker rather than copied again.

@@ -1,8 +1,10 @@
-// The work heavy enough to move off the event loop, as plain-data tasks: the same pure function
+// The work heavy enough to move off the event loop, as plain-data tasks (a comparison's bootstrap
+// is a task of its own per chunk of resamples, so that one comparison spreads over every worker): the same pure function
 // answers a task in place or on a worker thread (compute-pool.ts decides which). Tasks carry only
 // data that survives a structured clone (typed arrays, strings, numbers), and answers the same.
 import type { Datapoint } from '../domain/records.ts';
 import type { ResultColumns } from '../results/result-table.ts';
+import { bootstrapChunkMeans } from '../stats/bootstrap.ts';
 import { LruCache } from '../views/lru-cache.ts';
 import { diffDatapoints, type DatasetDiff } from '../views/dataset-diff.ts';
 import { pairedDatapoints, type PairedDatapoints } from '../views/paired-datapoints.ts';
@@ -18,12 +20,14 @@ export interface DatapointsText {
 export type ComputeTask =
   | { kind: 'summary'; columns: ResultColumns; limits: SummaryLimits }
   | { kind: 'compare'; input: ComparisonInput; settings: ComparisonSettings }
+  | { kind: 'bootstrap'; values: Float64Array; chunk: number; count: number; seed: number }
   | { kind: 'paired'; from: ResultColumns; to: ResultColumns }
   | { kind: 'diff'; from: DatapointsText; to: DatapointsText };
 
 export interface ComputeAnswers {
   summary: SummaryFigures;
-  compare: ResultsComparison;
+  compare: { comparison: ResultsComparison; differences: Float64Array };
+  bootstrap: Float64Array;
   paired: PairedDatapoints;
   diff: DatasetDiff;
 }
@@ -41,6 +45,8 @@ export function expectedMicros(task: ComputeTask): number {
       return 0.2 * task.columns.rows + 0.05 * task.columns.datapoints;
     case 'compare':
       return 0.005 * task.input.from.datapoints * task.settings.resamples + 0.5 * (task.input.from.rows + task.input.to.rows);
+    case 'bootstrap':
+      return 0.005 * task.values.length * task.count;
     case 'paired':
       return 0.3 * (task.from.rows + task.to.rows) + 0.2 * task.from.datapoints;
     case 'diff':
@@ -59,6 +65,8 @@ export function runTask(task: ComputeTask): ComputeAnswers[keyof ComputeAnswers]
       return summarize(task.columns, task.limits);
     case 'compare':
       return compareResults(task.input, task.settings);
+    case 'bootstrap':
+      return bootstrapChunkMeans(task.values, task.chunk, task.count, task.seed);
     case 'paired':
       return pairedDatapoints(task.from, task.to);
     case 'diff': {

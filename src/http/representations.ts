@@ -151,6 +151,10 @@ export const resultJson = (iteration: string, record: ResultRecord) => result(re
 const resultSummary = representation<ResultSummary>('results.summary-response', ['iteration']);
 export const resultSummaryJson = (iteration: string, summary: ResultSummary) => resultSummary(summary, { iteration });
 
+/** An iteration's results as a job's summary lists them: the missing datapoints counted, not named. */
+const jobSummaryItem = representation<ResultSummary>('results.job-summary-item-response', ['iteration', 'missing']);
+export const jobSummaryItemJson = (iteration: string, summary: ResultSummary) => jobSummaryItem(summary, { iteration, missing: summary.missing.count });
+
 const job = representation<Job>('jobs.job-response', ['iterations', 'agent_display_name']);
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */
 export const jobJson = (record: Job, iterations: readonly JobIteration[], agentLabel: string | null) =>

@@ -4,6 +4,8 @@
 // version changes with every write), and shared by concurrent requests for the same answer. What
 // needs the store (datapoint ids, traces) is added here, after the computation.
 import type { ComputePool } from '../compute/compute-pool.ts';
+import { bootstrapChunkResamples, percentileInterval } from '../stats/bootstrap.ts';
+import type { Interval } from '../stats/intervals.ts';
 import type { Roster } from '../domain/results.ts';
 import { keptAnswer, LruCache } from '../views/lru-cache.ts';
 import type { PairedDatapoints } from '../views/paired-datapoints.ts';
@@ -79,9 +81,27 @@ export class ResultViews {
         orders: Float64Array.from(roster.orders),
         dataset: { id: roster.dataset, version: roster.version },
       };
-      const settings = { confidence, resamples, seed: bootstrapSeed, pairedMin, listedMax };
-      return this.compute.run({ kind: 'compare', input, settings }).then((comparison) => this.withTraces(comparison, from, to, roster));
+      const settings = { confidence, resamples: 0, seed: bootstrapSeed, pairedMin, listedMax };
+      return this.compute.run({ kind: 'compare', input, settings }).then(async ({ comparison, differences }) => {
+        if (comparison.comparable) comparison.score.ci95_bootstrap = await this.bootstrap(differences, confidence);
+        return this.withTraces(comparison, from, to, roster);
+      });
     });
+  }
+
+  /**
+   * The percentile bootstrap interval of the mean difference, its chunks of resamples computed as
+   * tasks of their own (spread over the worker threads when heavy); null under two values.
+   */
+  private async bootstrap(differences: Float64Array, confidence: number): Promise<Interval | null> {
+    if (differences.length < 2) return null;
+    const chunks = Array.from({ length: Math.ceil(resamples / bootstrapChunkResamples) }, (_, chunk) =>
+      this.compute.runPart({ kind: 'bootstrap', values: differences, chunk, count: Math.min(bootstrapChunkResamples, resamples - chunk * bootstrapChunkResamples), seed: bootstrapSeed }),
+    );
+    const means = await Promise.all(chunks);
+    const all = new Float64Array(resamples);
+    means.forEach((chunk, j) => all.set(chunk, j * bootstrapChunkResamples));
+    return percentileInterval(all, confidence);
   }
 
   /** The paired datapoints of two comparable iterations; null when they are not comparable. */

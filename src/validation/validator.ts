@@ -198,10 +198,11 @@ function createAjv(coerce: boolean): Ajv {
 /**
  * A schema written as a pick of another's properties (a list item is its record's full form,
  * fewer fields, in an order of its own): `"x-pick": {"from": "<$id>", "properties": [...]}`
- * becomes an object schema holding exactly those properties, each as the full schema defines it.
+ * becomes an object schema holding exactly those properties, each as the full schema defines it,
+ * followed by the view's own computed fields, if any (`"computed": {"<name>": <schema>}`).
  */
 function picked(schema: AnySchemaObject, documents: ReadonlyMap<string, AnySchemaObject>): AnySchemaObject {
-  const { from, properties: names } = schema['x-pick'] as { from: string; properties: string[] };
+  const { from, properties: names, computed = {} } = schema['x-pick'] as { from: string; properties: string[]; computed?: Record<string, AnySchemaObject> };
   const source = documents.get(from)?.properties as Record<string, AnySchemaObject> | undefined;
   if (!source) throw new Error(`${schema.$id} picks from "${from}", which has no properties`);
   const properties: Record<string, AnySchemaObject> = {};
@@ -210,7 +211,11 @@ function picked(schema: AnySchemaObject, documents: ReadonlyMap<string, AnySchem
     if (!property) throw new Error(`${schema.$id} picks "${name}", which ${from} does not define`);
     properties[name] = property;
   }
-  return { ...schema, type: 'object', additionalProperties: false, required: names, properties };
+  for (const [name, property] of Object.entries(computed)) {
+    if (name in properties) throw new Error(`${schema.$id} computes "${name}", which it also picks`);
+    properties[name] = property;
+  }
+  return { ...schema, type: 'object', additionalProperties: false, required: Object.keys(properties), properties };
 }
 
 function trimStrings(data: unknown, plan: TrimPlan): void {

@@ -31,7 +31,10 @@ interface ComparedSide {
   readonly columns: ResultColumns;
 }
 
-/** How the comparison is made: `resamples` bootstrap resamples from `seed`. */
+/**
+ * How the comparison is made: `resamples` bootstrap resamples from `seed` (0: the bootstrap
+ * interval is left to the caller, who spreads its chunks over worker threads).
+ */
 export interface ComparisonSettings {
   confidence: number;
   resamples: number;
@@ -112,8 +115,11 @@ export function incomparability(from: Roster | undefined, to: Roster | undefined
   return `different datasets: ${from.dataset} and ${to.dataset} (version ${from.version} of two agents)`;
 }
 
-/** The comparison of two sides of one version (incomparability says first whether they are). */
-export function compareResults(input: ComparisonInput, settings: ComparisonSettings): ResultsComparison {
+/**
+ * The comparison of two sides of one version (incomparability says first whether they are), and
+ * the paired differences (to - from) it was made of, for a bootstrap made apart.
+ */
+export function compareResults(input: ComparisonInput, settings: ComparisonSettings): { comparison: ResultsComparison; differences: Float64Array } {
   const from = sideOf(input.from);
   const to = sideOf(input.to);
   const paired: number[] = [];
@@ -128,8 +134,9 @@ export function compareResults(input: ComparisonInput, settings: ComparisonSetti
   }
   const scoresFrom = Float64Array.from(paired, (index) => from.mean[index]!);
   const scoresTo = Float64Array.from(paired, (index) => to.mean[index]!);
-  const score = compareScores(scoresFrom, scoresTo, settings);
-  return {
+  const differences = scoresTo.map((value, i) => value - scoresFrom[i]!);
+  const score = compareScores(scoresFrom, scoresTo, differences, settings);
+  const comparison: ResultsComparison = {
     comparable: true,
     confidence: settings.confidence,
     dataset: input.dataset,
@@ -142,6 +149,7 @@ export function compareResults(input: ComparisonInput, settings: ComparisonSetti
     verdict: verdictOf(paired.length, score, settings.pairedMin),
     ...moved(input.orders, paired, scoresFrom, scoresTo, settings.listedMax),
   };
+  return { comparison, differences };
 }
 
 function sideOf(columns: ResultColumns): ComparedSide {
@@ -149,16 +157,16 @@ function sideOf(columns: ResultColumns): ComparedSide {
   return { mean, verdict, columns };
 }
 
-function compareScores(scoresFrom: Float64Array, scoresTo: Float64Array, settings: ComparisonSettings): ScoreComparison {
+function compareScores(scoresFrom: Float64Array, scoresTo: Float64Array, differences: Float64Array, settings: ComparisonSettings): ScoreComparison {
   const estimate = pairedEstimate(scoresFrom, scoresTo, settings.confidence);
-  const differences = scoresTo.map((value, i) => value - scoresFrom[i]!);
+  const bootstrap = settings.resamples > 0 ? bootstrapMeanInterval(differences, settings.confidence, settings.resamples, settings.seed) : null;
   return {
     mean_from: estimate.mean_from,
     mean_to: estimate.mean_to,
     delta: estimate.delta,
     se: estimate.se,
     ci95: estimate.ci,
-    ci95_bootstrap: bootstrapMeanInterval(differences, settings.confidence, settings.resamples, settings.seed),
+    ci95_bootstrap: bootstrap,
     p_value: estimate.p_value,
     wilcoxon_p_value: estimate.wilcoxon_p_value,
     correlation: estimate.correlation,

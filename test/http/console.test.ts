@@ -26,6 +26,7 @@ const pages = [
   `/console/datasets/${uuid}/diff/${uuid}`,
   `/console/jobs/${uuid}/`,
   `/console/job-iterations/${uuid}/compare/${uuid}`,
+  `/console/job-iterations/${uuid}/results`,
   '/console/traces',
   `/console/traces/${'ab'.repeat(16)}`,
 ];

@@ -213,6 +213,7 @@ const openOperations = [
   'GET /console/datasets/{id}/diff/{other_id}',
   'GET /console/jobs/{id}',
   'GET /console/job-iterations/{id}/compare/{other_id}',
+  'GET /console/job-iterations/{id}/results',
   'GET /console/traces',
   'GET /console/traces/{trace_id}',
   'GET /static/console/{file}',

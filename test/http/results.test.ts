@@ -350,18 +350,23 @@ test("another project's iteration, and its results, do not exist for the caller;
     assert.is((await client.get(resultsPath(iteration))).status, 401);
   }));
 
-test("a job's results summary holds every iteration's, in the job's order", () =>
+test("a job's results summary lists every iteration with results, in the job's order, its missing datapoints counted", () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const { dataset, job, iteration } = await evaluated(member.client, project.id, 3);
     const later = await createIteration(member.client, job.id, { order: 5 });
-    await writeResults(member.client, later, { dataset: dataset.id, results: [{ datapoint_order: 0, score: 0.5 }] });
+    const none = await createIteration(member.client, job.id, { order: 6 });
+    await writeResults(member.client, iteration, { dataset: dataset.id, results: [{ datapoint_order: 1, score: 1 }] });
+    await writeResults(member.client, later, { dataset: dataset.id, results: [{ datapoint_order: 0, score: 0.5, dimension_scores: { a: 1 } }] });
     const reply = await member.client.get(`/api/jobs/${job.id}/results-summary/`);
     assert.is(reply.status, 200);
     assert.equal(reply.body.job, job.id);
-    // By order, then created_at: an iteration without an order comes last.
-    assert.equal(reply.body.iterations.map((summary: any) => [summary.iteration, summary.scored]), [[later.id, 1], [iteration.id, 0]]);
-    assert.equal(reply.body.iterations.find((summary: any) => summary.iteration === later.id), await summaryOf(member.client, later));
+    // By order, then created_at: an iteration without an order comes last; one without results is not listed.
+    assert.equal(reply.body.iterations.map((summary: any) => summary.iteration), [later.id, iteration.id]);
+    assert.not.ok(reply.body.iterations.some((summary: any) => summary.iteration === none.id));
+    const { dimensions: _dimensions, missing, ...whole } = await summaryOf(member.client, later);
+    assert.equal(reply.body.iterations[0], { ...whole, missing: missing.count });
+    assert.is(reply.body.iterations[0].missing, 2);
   }));
 
 test('moving an iteration to another job takes its results along', () =>

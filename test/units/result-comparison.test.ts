@@ -30,7 +30,7 @@ function table(version: Roster, rows: Row[]): ResultTable {
 }
 
 const compare = (version: Roster, from: ResultTable, to: ResultTable, overrides: Partial<ComparisonSettings> = {}) => {
-  const comparison = compareResults(
+  const { comparison } = compareResults(
     { from: from.columns(), to: to.columns(), orders: Float64Array.from(version.orders), dataset: { id: version.dataset, version: version.version } },
     { ...settings, ...overrides },
   );

@@ -9,7 +9,7 @@ import { resultRows, type ResultRef } from '../../results/result-rows.ts';
 import type { Uses } from '../deps.ts';
 import { or404 } from '../errors.ts';
 import { listEndpoint } from '../pages.ts';
-import { resultJson, resultListItemJson, resultSummaryJson } from '../representations.ts';
+import { jobSummaryItemJson, resultJson, resultListItemJson, resultSummaryJson } from '../representations.ts';
 import { reply, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
@@ -92,15 +92,15 @@ export function resultRoutes(deps: ResultDeps): Route[] {
       method: 'GET',
       path: '/api/jobs/:id/results-summary',
       auth: true,
-      summary: "Every iteration's results summary of a job, in the job's iteration order (iterations without results included).",
+      summary: "The results summary of every iteration of a job that has results, in the job's iteration order.",
       responses: { 200: 'results.job-summary-response' },
       // Heavy work waits for a worker thread in a bounded queue (src/compute/).
       errors: [503],
       async handle(ctx) {
         const job = tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (found) => found.project);
-        const ofJob = readModel.iterationsOf(job);
-        const summaries = await Promise.all(ofJob.map((iteration) => resultViews.summary(iteration.id)));
-        reply(ctx, 200, { job: job.id, iterations: summaries.map((summary, i) => resultSummaryJson(ofJob[i]!.id, summary)) });
+        const withResults = readModel.iterationsOf(job).filter((iteration) => results.store.table(iteration.id));
+        const summaries = await Promise.all(withResults.map((iteration) => resultViews.summary(iteration.id)));
+        reply(ctx, 200, { job: job.id, iterations: summaries.map((summary, i) => jobSummaryItemJson(withResults[i]!.id, summary)) });
       },
     },
   ];

@@ -37,8 +37,9 @@ The rules, as applied here:
   interval is {delta, delta} and p is 1 when every d is 0, else 0); wilcoxon_p_value =
   scipy.stats.wilcoxon(d).pvalue with its defaults (1 when every d is 0); correlation =
   scipy.stats.pearsonr (null when a side is constant); ci95_bootstrap = the percentile interval of
-  10,000 resamples of d seeded with 20240101, by the generator replay of
-  test/data/statistics/reference.py (the reference side, imported). One pair: only the means and
+  10,000 resamples of d with the seed 20240101 (ten chunks of 1,000, chunk j from a generator
+  seeded with 20240101 + j), by the generator replay of test/data/statistics/reference.py (the
+  reference side, imported: its docstring states the definition). One pair: only the means and
   delta; the rest null. passed: over paired datapoints with a verdict on both sides (null if
   none), pass rates, flips, McNemar's exact p (scipy.stats.binomtest(min(b, c), b + c)) and mid-p
   (scipy.stats.binom); no flips gives 1 and 1. dimensions: names both sides have, each paired over

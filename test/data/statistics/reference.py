@@ -3,7 +3,7 @@
 
 Regenerate from anywhere with `python3 test/data/statistics/reference.py`: the script writes
 reference.json beside itself (pretty, keys sorted, so a rerun gives the same bytes). It takes
-about a minute, nearly all of it replaying the bootstrap generator in plain Python.
+about a minute and a half, nearly all of it replaying the bootstrap generator in plain Python.
 
 Needs Python 3, numpy and scipy >= 1.17 (the Wilcoxon rule below was read from scipy 1.17's
 scipy/stats/_wilcoxon.py). Nothing else: statsmodels is not installed here, so Holm's step-down
@@ -23,7 +23,22 @@ What each figure is:
   scipy.stats.binom.cdf/pmf.
 - bootstrap_mean_interval: the generator of src/stats/xoshiro128.ts replayed with Python
   integers masked to 32 bits, and the percentiles by R's type 7 (checked against numpy.quantile);
-  for two larger cases also scipy.stats.bootstrap's percentile interval, with its own RNG.
+  for two larger cases also scipy.stats.bootstrap's percentile interval, with its own RNG. A
+  case's values are listed, or given by a rule (values_rule: value i = ((i m) mod q) / q, for
+  the cases of 65,536 values and more, which would be most of this file if listed).
+- bootstrap_chunk_means: the means of a few resamples of one chunk, to the bit.
+
+The bootstrap, as replayed here (the definition of src/stats/bootstrap.ts and xoshiro128.ts):
+resample b belongs to chunk j = b // 1000; chunk j has its own generator, xoshiro128** whose four
+words are the first four outputs of SplitMix32 from (seed + j) mod 2^32; within a chunk the
+resamples come in order, each n indices drawn one after another and the values at them added in
+draw order (from 0.0) and divided by n; the interval is the type-7 quantiles of all the means.
+An index in [0, n) is drawn by Lemire's multiply-and-reject. For n <= 2^16, on 16-bit candidates,
+two per 32-bit output, its high half first and then its low half: m = r16 n, l = m mod 2^16,
+rejected when l < n and l < (2^16 - n) mod n, else the index is m >> 16; a rejected half is
+skipped, and the halves are one stream across draws and resamples (a resample that ends on a high
+half leaves the low half to the next draw). For n > 2^16, on whole outputs: m = r n, l = m mod
+2^32, rejected when l < n and l < (2^32 - n) mod n, else m >> 32 (a pending half is left alone).
 
 Wilcoxon: scipy.stats.wilcoxon(d) with its 1.17 defaults (zero_method='wilcox', correction=False,
 method='auto'), called with those defaults. With n the number of pairs counted before zero
@@ -79,6 +94,7 @@ class Xoshiro128StarStar:
     def __init__(self, words):
         self.s = [w & MASK32 for w in words]
         self.rejections = 0
+        self.half = None  # the low 16 bits of an output whose high half a 16-bit draw took
 
     @classmethod
     def seeded(cls, seed):
@@ -96,8 +112,28 @@ class Xoshiro128StarStar:
         s[3] = rotl(s[3], 11)
         return result
 
+    def next_half(self):
+        """The next 16-bit candidate: a pending low half, else the high half of a new output."""
+        if self.half is not None:
+            r16, self.half = self.half, None
+            return r16
+        r = self.next_uint32()
+        self.half = r & 0xFFFF
+        return r >> 16
+
     def next_index(self, n):
-        """Lemire: m = r*n; if its low word l < n, redraw while l < (2^32 - n) mod n; index = m >> 32."""
+        """Lemire on 16 bits for n <= 2^16, else on 32 bits: m = r*n; if its low part l < n,
+        redraw while l < (2^bits - n) mod n; index = m >> bits."""
+        if n <= 2**16:
+            m = self.next_half() * n
+            low = m & 0xFFFF
+            if low < n:
+                threshold = (2**16 - n) % n
+                while low < threshold:
+                    self.rejections += 1
+                    m = self.next_half() * n
+                    low = m & 0xFFFF
+            return m >> 16
         m = self.next_uint32() * n
         low = m & MASK32
         if low < n:
@@ -123,17 +159,31 @@ def quantile_type7(sorted_values, q):
     return sorted_values[lo] + (sorted_values[lo + 1] - sorted_values[lo]) * (h - lo)
 
 
-def bootstrap_interval(values, confidence, resamples, seed):
+CHUNK_RESAMPLES = 1000
+
+
+def chunk_means(values, chunk, count, seed):
+    """The means of the first `count` resamples of chunk `chunk`, from its own generator."""
     n = len(values)
-    if n < 2:
-        return None
-    random = Xoshiro128StarStar.seeded(seed)
+    random = Xoshiro128StarStar.seeded((seed + chunk) & MASK32)
     means = []
-    for _ in range(resamples):
+    for _ in range(count):
         total = 0.0
         for _ in range(n):
             total += values[random.next_index(n)]
         means.append(total / n)
+    return means
+
+
+def bootstrap_interval(values, confidence, resamples, seed):
+    n = len(values)
+    if n < 2:
+        return None
+    means = []
+    for chunk in range(-(-resamples // CHUNK_RESAMPLES)):
+        count = min(CHUNK_RESAMPLES, resamples - chunk * CHUNK_RESAMPLES)
+        means.extend(chunk_means(values, chunk, count, seed))
+    assert len(means) == resamples
     means.sort()
     low = quantile_type7(means, (1 - confidence) / 2)
     high = quantile_type7(means, (1 + confidence) / 2)
@@ -469,12 +519,45 @@ BOOTSTRAP_CASES = [
     ('one resample', [0.1, 0.2, 0.3, 0.4], 0.95, 1, 5, None),
     ('500 continuous scores, 10,000 resamples', SCORES_500, 0.95, 10_000, 2024, 501),
     ('2,000 pass/fail scores, 10,000 resamples', PASS_FAIL_2000, 0.9, 10_000, 99, 502),
+    ('seventy-three scores, 2,500 resamples in three chunks whose seeds wrap past 2^32 to 0',
+     rounded(rs(45).uniform(0, 1, 73), 4), 0.95, 2500, 2**32 - 2, None),
+    ('32,769 values (about half the 16-bit candidates rejected), 4 resamples',
+     {'length': 32_769, 'multiplier': 7919, 'modulus': 1009}, 0.9, 4, 12, None),
+    ('65,536 values (the most drawn from 16-bit halves), 4 resamples',
+     {'length': 65_536, 'multiplier': 7919, 'modulus': 1009}, 0.9, 4, 13, None),
+    ('65,537 values (the fewest drawn from whole outputs), 4 resamples',
+     {'length': 65_537, 'multiplier': 7919, 'modulus': 1009}, 0.9, 4, 14, None),
 ]
+
+# name, values, chunk, count, seed: bootstrapChunkMeans(values, chunk, count, seed), to the bit.
+CHUNK_MEANS_CASES = [
+    ('thirty-seven scores, chunk 2 (seed 7 + 2), its first five resamples', rounded(rs(42).normal(0.5, 0.2, 37), 4),
+     2, 5, 7),
+    ('ten pass/fail scores, chunk 0, all 1,000 resamples', pass_fail(41, 0.6, 10), 0, 1000, 42),
+    ('one value resamples to itself', [0.25], 0, 3, 1),
+    ('65,537 values by rule, chunk 1 (32-bit draws), two resamples',
+     {'length': 65_537, 'multiplier': 7919, 'modulus': 1009}, 1, 2, 3),
+]
+
+
+def values_of(values):
+    """A case's values: a list as it is, or a rule {length, multiplier m, modulus q}: ((i m) mod q) / q."""
+    if isinstance(values, dict):
+        return [((i * values['multiplier']) % values['modulus']) / values['modulus'] for i in range(values['length'])]
+    return values
+
+
+def values_entry(values):
+    return {'values_rule': values} if isinstance(values, dict) else {'values': values}
 
 GENERATOR_SEEDS = [0, 1, 42, 123456789, 2**32 - 1, -1]
 # n = 2,096,129 (about 2^32 / 2049) has the largest leftover range of any n up to 2^21:
-# (2^32 - n) mod n = 2,095,104, so about one draw in 2,000 is redrawn.
-INDEX_CASES = [(5, 3, 16), (6, 10, 40), (7, 2_096_129, 20_000)]
+# (2^32 - n) mod n = 2,095,104, so about one draw in 2,000 is redrawn. On 16 bits, n = 32,769
+# leaves (2^16 - n) mod n = 32,767: about half the candidates are rejected. 65,536 is the largest
+# n drawn from halves (no rejection), 65,537 the smallest from whole outputs; 10,001 is odd, so
+# draws end on high halves as often as on low ones.
+INDEX_CASES = [(5, 3, 16), (6, 10, 40), (7, 2_096_129, 20_000), (8, 32_769, 3000), (9, 65_536, 3000),
+               (10, 65_537, 3000), (11, 10_001, 3001)]
 
 
 def generator_figures():
@@ -489,8 +572,10 @@ def generator_figures():
         random = Xoshiro128StarStar.seeded(seed)
         indices = [random.next_index(n) for _ in range(count)]
         assert all(0 <= i < n for i in indices)
-        if n == 2_096_129:
+        if n in (2_096_129, 32_769, 10_001):
             assert random.rejections > 0
+        if n == 32_769:
+            assert random.rejections > count // 2, 'about half the candidates are rejected'
         draws.append({'seed': seed, 'n': n, 'count': count, 'first': indices[:16], 'last': indices[-16:],
                       'sum': sum(indices), 'redrawn': random.rejections})
     return {'known_answer': {'state': [1, 2, 3, 4], 'outputs': KNOWN_ANSWER}, 'seeded': seeded,
@@ -515,6 +600,7 @@ def build():
         'mcnemar': [{'name': name, 'b': b, 'c': c, 'expected': mcnemar(b, c)} for name, b, c in MCNEMAR_CASES],
         'holm': [{'name': name, 'p_values': ps, 'expected': holm(ps)} for name, ps in HOLM_CASES],
         'bootstrap_mean_interval': [],
+        'bootstrap_chunk_means': [],
         'generator': generator_figures(),
     }
     for name, before, after, confidence, intended in PAIRED_CASES:
@@ -531,11 +617,19 @@ def build():
                                        'expected': p})
     for name, values, confidence, resamples, seed, scipy_seed in BOOTSTRAP_CASES:
         print(f'bootstrap: {name}', file=sys.stderr)
-        case = {'name': name, 'values': values, 'confidence': confidence, 'resamples': resamples, 'seed': seed,
-                'expected': bootstrap_interval(values, confidence, resamples, seed)}
+        case = {'name': name, **values_entry(values), 'confidence': confidence, 'resamples': resamples,
+                'seed': seed, 'expected': bootstrap_interval(values_of(values), confidence, resamples, seed)}
         if scipy_seed is not None:
             case['scipy_percentile'] = scipy_percentile_interval(values, confidence, scipy_seed)
         figures['bootstrap_mean_interval'].append(case)
+    for name, values, chunk, count, seed in CHUNK_MEANS_CASES:
+        print(f'bootstrap chunk: {name}', file=sys.stderr)
+        means = chunk_means(values_of(values), chunk, count, seed)
+        if len(values_of(values)) > 1 and count == CHUNK_RESAMPLES and chunk == 0:
+            assert bootstrap_interval(values_of(values), 0.95, count, seed) == \
+                {'low': quantile_type7(sorted(means), 0.025), 'high': quantile_type7(sorted(means), 0.975)}
+        figures['bootstrap_chunk_means'].append({'name': name, **values_entry(values), 'chunk': chunk,
+                                                 'count': count, 'seed': seed, 'expected': means})
     return figures
 
 
