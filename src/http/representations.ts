@@ -104,15 +104,7 @@ export const datasetDiffSummaryJson = (from: Dataset, to: Dataset, diff: Dataset
 export const iterationJson = representation<JobIteration>('iterations.iteration-response');
 
 /** An iteration as a comparison names it (no code, no dimensions: those are compared). */
-const comparedIterationJson = (iteration: JobIteration) => ({
-  id: iteration.id,
-  iteration_name: iteration.iteration_name,
-  job: iteration.job,
-  order: iteration.order,
-  status: iteration.status,
-  avg_score: iteration.avg_score,
-  created_at: iteration.created_at,
-});
+const comparedIterationJson = representation<JobIteration>('iterations.compared-iteration-response');
 
 /** Two iterations side by side: scores and numeric dimensions with their deltas, and a diff of agent_code. */
 export const iterationComparisonJson = (from: JobIteration, to: JobIteration, limits: CodeDiffLimits) => ({
@@ -124,15 +116,8 @@ export const iterationComparisonJson = (from: JobIteration, to: JobIteration, li
 });
 
 /** A point of a job's progress: the iteration without its code, and the best score reached by then. */
-export const progressPointJson = ({ iteration, bestSoFar }: ProgressPoint) => ({
-  id: iteration.id,
-  order: iteration.order,
-  iteration_name: iteration.iteration_name,
-  avg_score: iteration.avg_score,
-  status: iteration.status,
-  created_at: iteration.created_at,
-  best_so_far: bestSoFar,
-});
+const progressPoint = representation<JobIteration>('jobs.progress-point-response', ['best_so_far']);
+export const progressPointJson = ({ iteration, bestSoFar }: ProgressPoint) => progressPoint(iteration, { best_so_far: bestSoFar });
 
 export const progressSummaryJson = ({ counts, best }: ProgressSummary) => ({
   counts,

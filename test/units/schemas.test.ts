@@ -36,17 +36,23 @@ test('the text fields that default to "" are those whose request schema says so'
   assert.equal([...iterationBlankText].sort(), blank('iterations.iteration'));
 });
 
-test('a list item is its full form\'s properties, picked in an order of its own', () => {
-  for (const [item, full] of [
-    ['agents.agent-list-item-response', 'agents.agent-response'],
-    ['datasets.dataset-list-item-response', 'datasets.dataset-response'],
-    ['jobs.job-list-item-response', 'jobs.job-response'],
-  ] as const) {
-    const picked = documents.get(item)!;
-    assert.is(picked.additionalProperties, false);
-    assert.equal(picked.required, Object.keys(picked.properties as object));
-    for (const [name, schema] of Object.entries(picked.properties as object)) assert.equal(schema, properties(full)[name], `${item} ${name}`);
+test('every view picked from a record\'s schema holds each picked field exactly as the record\'s schema describes it', () => {
+  const views = [...documents.values()].filter((schema) => schema['x-pick']);
+  assert.ok(views.length >= 7, `${views.length} picked views`);
+  for (const view of views) {
+    const { from, properties: names, computed = {} } = view['x-pick'] as { from: string; properties: string[]; computed?: object };
+    assert.is(view.additionalProperties, false, view.$id);
+    assert.equal(view.required, [...names, ...Object.keys(computed)], `${view.$id}: every field required, picked ones first`);
+    for (const name of names) assert.equal((view.properties as Record<string, unknown>)[name], properties(from)[name], `${view.$id} ${name}`);
   }
+});
+
+test('no response schema writes an enum of a record again: the views of iterations pick its status', () => {
+  const written = [...documents.values()]
+    .filter((schema) => schema['x-use'] === 'response' && !schema['x-pick'])
+    .filter((schema) => JSON.stringify(schema).includes('"enum":["keep","discard"'))
+    .map((schema) => schema.$id);
+  assert.equal(written, []);
 });
 
 test('a pick of a property its source does not define stops the load', () => {
