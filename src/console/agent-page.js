@@ -37,7 +37,7 @@ export async function agentPage({ params, signal }) {
       { label: 'Source', cell: (dataset) => text(dataset.source) },
       { label: 'Datapoints', numeric: true, cell: (dataset) => count(dataset.num_datapoints) },
       { label: 'Created', cell: (dataset) => dateTime(dataset.created_at) },
-      { label: '', cell: (dataset) => (dataset.id === activeId ? badge('active') : activateButton(dataset)) },
+      { label: 'Active version', hideLabel: true, cell: (dataset) => (dataset.id === activeId ? badge('active') : activateButton(dataset)) },
     ],
   });
 

@@ -13,6 +13,8 @@ import { pagedTable } from './table.js';
  * @typedef {{ id: string, order: number, input: unknown, expected_output: unknown, persona: string, tags: unknown }} Datapoint
  */
 
+const pageSize = 25;
+
 /** @param {import('./router.js').PageContext} context */
 export async function datasetPage({ params, query, signal }) {
   // The list item has no id filter, so the dataset is read whole once; its datapoints are then
@@ -81,8 +83,6 @@ export async function datasetPage({ params, query, signal }) {
     wanted ? datapointSection(wanted, focused) : null,
     section('Datapoints', datapoints.element));
 }
-
-const pageSize = 25;
 
 /**
  * One datapoint whole: its fields as they were written.

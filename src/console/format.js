@@ -99,12 +99,12 @@ export function meanInterval(value, ci) {
   if (!ci) return meanFormat.format(value);
   const half = (ci.high - ci.low) / 2;
   const symmetric = Math.abs(value - ci.low - half) <= 1e-9 * Math.max(1, Math.abs(value));
-  return symmetric ? `${meanFormat.format(value)} ± ${meanFormat.format(half)}` : `${meanFormat.format(value)} [${interval(ci)}]`;
+  return symmetric ? `${meanFormat.format(value)} ± ${meanFormat.format(half)}` : `${meanFormat.format(value)} ${interval(ci)}`;
 }
 
-/** An interval's bounds, e.g. "0.713, 0.755". @param {Interval} ci */
+/** An interval's bounds, e.g. "[0.713, 0.755]". @param {Interval} ci */
 export function interval(ci) {
-  return `${meanFormat.format(ci.low)}, ${meanFormat.format(ci.high)}`;
+  return `[${meanFormat.format(ci.low)}, ${meanFormat.format(ci.high)}]`;
 }
 
 /** A share as a percentage, e.g. "72.5%". @param {number | null | undefined} value */
@@ -115,4 +115,41 @@ export function percent(value) {
 /** A milliseconds figure in the unit that reads best. @param {number | null | undefined} ms */
 export function millis(ms) {
   return typeof ms === 'number' ? duration(ms * 1e6) : dash;
+}
+
+/**
+ * A change of means with its sign, to three decimals as means are shown, e.g. "+0.042" or
+ * "−0.013", and "0.000" with no sign when it rounds to nothing (an interval's bounds around a
+ * change read the same way).
+ * @param {number | null | undefined} value
+ */
+export function meanDelta(value) {
+  if (typeof value !== 'number') return dash;
+  const text = meanFormat.format(Math.abs(value));
+  if (Number(text) === 0) return text;
+  return `${value > 0 ? '+' : '−'}${text}`;
+}
+
+/** An interval around a change, e.g. "[−0.012, +0.066]". @param {Interval} ci */
+export function deltaInterval(ci) {
+  return `[${meanDelta(ci.low)}, ${meanDelta(ci.high)}]`;
+}
+
+/** A p-value to three decimals, or "< 0.001" below that. @param {number | null | undefined} value */
+export function pValue(value) {
+  if (typeof value !== 'number') return dash;
+  return value < 0.001 ? '< 0.001' : meanFormat.format(value);
+}
+
+/** "p = 0.034", or "p < 0.001". @param {number | null | undefined} value */
+export function pStatement(value) {
+  const text = pValue(value);
+  return text.startsWith('<') ? `p ${text}` : `p = ${text}`;
+}
+
+const confidenceFormat = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 });
+
+/** A confidence level as an interval's label says it, e.g. "95%" or "99.9%". @param {number} value */
+export function confidenceLevel(value) {
+  return confidenceFormat.format(value);
 }

@@ -1,7 +1,10 @@
 // A job: its status and scores first, then the score curve of every iteration (the job progress
 // endpoint, one request for the job and up to 10,000 iterations: the job's own answer would carry
 // every iteration's code), the iterations table with each iteration's results (coverage, and the
-// mean score with its interval: one request for every iteration's summary), and a way to pick
+// mean score with its interval: one request for every iteration's summary, asked once the table's
+// first page is in and the page is idle, and filled into the table when it comes, so that neither
+// the chart nor the table waits for it; then, as results are written, the summary of each
+// iteration written to), and a way to pick
 // two iterations to compare. While the page is open it follows the job's events, so a running
 // job's new iterations and results appear as they land, without polling or reloading.
 import { authHeaders, call, withQuery } from './api.js';
@@ -9,9 +12,9 @@ import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from
 import { followEvents } from './event-stream.js';
 import { count, dateTime, delta, score, text } from './format.js';
 import { jobTitle, toneOf } from './project-page.js';
+import { coverageCell, coverageOf, meanCell } from './results-page.js';
 import { navigate } from './router.js';
 import { scoreChart } from './score-chart.js';
-import { coverageCell, meanCell } from './results-page.js';
 import { pagedTable } from './table.js';
 
 /**
@@ -20,6 +23,7 @@ import { pagedTable } from './table.js';
  * @typedef {{ id: string, job: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, description: string, dimension_scores: unknown }} Iteration
  * @typedef {import('./table.js').Page<ProgressPoint> & { counts: { keep: number, discard: number, unset: number }, best_iteration: string | null, best_score: number | null, job: Job }} ProgressPage
  * @typedef {import('./results-page.js').Summary} Summary
+ * @typedef {import('./results-page.js').Coverage} Coverage
  */
 
 const progressPageSize = 10_000;
@@ -28,9 +32,12 @@ const liveTypes = ['iteration.created', 'iteration.updated', 'iteration.deleted'
 /** @param {import('./router.js').PageContext} context */
 export async function jobPage({ params, signal }) {
   const id = params.id ?? '';
-  // Asked at once, beside the progress; the table waits for it, the chart does not.
-  const summaries = resultSummaries(id, signal);
   let { job, points } = await loadProgress(id, signal);
+  /** @type {HTMLElement | null} the iterations table, once made */
+  let tableElement = null;
+  const summaries = resultSummaries(id, signal, () => {
+    for (const slot of tableElement?.querySelectorAll('[data-results]') ?? []) fillResults(/** @type {HTMLElement} */ (slot));
+  });
   /** @type {{ name: string }} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
   /** @type {string[]} the picked iterations, oldest pick first */
@@ -48,10 +55,7 @@ export async function jobPage({ params, signal }) {
     searchLabel: 'Search iterations by name or description',
     empty: 'No iterations yet.',
     /** @returns {Promise<import('./table.js').Page<Iteration>>} */
-    load: async (page, search) => {
-      const [answer] = await Promise.all([call(withQuery('/api/job-iterations/', { job: id, page, page_size: 25, search }), { signal }), summaries.ready()]);
-      return answer;
-    },
+    load: (page, search) => call(withQuery('/api/job-iterations/', { job: id, page, page_size: 25, search }), { signal }).finally(summaries.begin),
     rowClass: (iteration) => (picked.includes(iteration.id) ? 'picked-row' : ''),
     columns: [
       { label: 'Compare', cell: (iteration) => h('input', { type: 'checkbox', 'aria-label': `Compare ${iteration.iteration_name}`, checked: picked.includes(iteration.id), onchange: () => pick(iteration.id) }) },
@@ -59,13 +63,37 @@ export async function jobPage({ params, signal }) {
       { label: 'Iteration', cell: (iteration) => clipped(iteration.iteration_name, 'strong') },
       { label: 'avg_score', numeric: true, cell: (iteration) => score(iteration.avg_score) },
       { label: 'vs baseline', numeric: true, cell: (iteration) => versusBaseline(iteration.avg_score) },
-      { label: 'Mean (95% CI)', numeric: true, cell: (iteration) => meanCell(summaries.of(iteration.id)) },
-      { label: 'Coverage', cell: (iteration) => coverageCell(summaries.of(iteration.id), iteration.iteration_name) },
+      { label: 'Mean (95% CI)', numeric: true, cell: (iteration) => resultsSlot('mean', iteration) },
+      { label: 'Coverage', cell: (iteration) => resultsSlot('coverage', iteration) },
       { label: 'Decision', cell: (iteration) => (iteration.status ? badge(iteration.status) : badge('none', 'neutral')) },
       { label: 'Description', cell: (iteration) => clipped(text(iteration.description), 'muted narrow') },
       { label: 'Created', cell: (iteration) => dateTime(iteration.created_at) },
     ],
   });
+
+  tableElement = iterations.element;
+
+  /**
+   * A cell of the iteration's results, filled from the summaries now and again whenever they change.
+   * @param {'mean' | 'coverage'} kind
+   * @param {Iteration} iteration
+   */
+  function resultsSlot(kind, iteration) {
+    return fillResults(h('span', { dataset: { results: kind, iteration: iteration.id, name: iteration.iteration_name } }));
+  }
+
+  /** @param {HTMLElement} slot */
+  function fillResults(slot) {
+    const { results: kind, iteration = '', name = '' } = slot.dataset;
+    if (!summaries.loaded) {
+      slot.dataset.pending = 'true';
+      replace(slot, h('span', { class: 'muted', title: 'Reading the results…' }, '…'));
+    } else {
+      delete slot.dataset.pending;
+      replace(slot, kind === 'mean' ? meanCell(summaries.of(iteration)) : coverageCell(summaries.of(iteration), name));
+    }
+    return slot;
+  }
 
   /** @param {number | null} value */
   function versusBaseline(value) {
@@ -124,17 +152,11 @@ export async function jobPage({ params, signal }) {
     liveState.textContent = label;
   }
 
-  /** Reads the summaries again once per burst of results, then shows them. */
-  const refreshResults = coalesce(() => {
-    summaries.reload();
-    void iterations.reload();
-  });
-
   /** @param {import('./event-stream.js').StreamEvent} event */
   async function onEvent(event) {
-    if (event.type === 'results.written') return refreshResults();
+    if (event.type === 'results.written') return summaries.reload(JSON.parse(event.data).iteration);
     if (event.type === 'reset') {
-      summaries.reload();
+      summaries.reloadAll();
       ({ job, points } = await loadProgress(id, signal));
     } else if (event.type === 'job.updated') {
       job = { ...job, ...JSON.parse(event.data) };
@@ -192,46 +214,81 @@ async function loadProgress(id, signal) {
   }
 }
 
+/** Iterations written to in one burst whose summaries are read one by one; more, and the job's are read whole. */
+const summariesOneByOneMax = 8;
+
 /**
- * Every iteration's results summary (one request for the job), by iteration id. `reload()` asks
- * again; while an answer is awaited, further reloads make one more request after it, never more.
+ * Every iteration's results summary, by iteration id: the job's (one request, once `begin()` is
+ * called) first, then each iteration's that results are written to (`reload(iteration)`).
+ * `changed` is told each time answers are in. Reloads are coalesced: those asked for in one frame,
+ * or while answers are awaited, are read together next.
  * @param {string} jobId
  * @param {AbortSignal} signal
+ * @param {() => void} changed
  */
-function resultSummaries(jobId, signal) {
-  /** @type {Map<string, Summary>} */
+function resultSummaries(jobId, signal, changed) {
+  /** @type {Map<string, Coverage>} */
   let byIteration = new Map();
-  let again = false;
-  /** @type {Promise<void> | null} */
-  let loading = null;
+  let loaded = false;
+  let loading = false;
+  /** @type {Set<string> | 'all'} what to read next */
+  let stale = 'all';
+  let begun = false;
 
-  function load() {
-    loading = (async () => {
+  async function load() {
+    begun = true;
+    loading = true;
+    while (!signal.aborted && (stale === 'all' || stale.size > 0)) {
+      const wanted = stale;
+      stale = new Set();
       try {
-        do {
-          again = false;
-          /** @type {{ iterations: Summary[] }} */
+        if (wanted === 'all' || wanted.size > summariesOneByOneMax) {
+          /** @type {{ iterations: Coverage[] }} */
           const answer = await call(`/api/jobs/${jobId}/results-summary/`, { signal });
           byIteration = new Map(answer.iterations.map((summary) => [summary.iteration, summary]));
-        } while (again && !signal.aborted);
+        } else {
+          /** @type {(Summary | null)[]} */
+          const answers = await Promise.all([...wanted].map((iteration) => call(`/api/job-iterations/${iteration}/results/summary/`, { signal }).catch(() => null)));
+          for (const summary of answers) if (summary) byIteration.set(summary.iteration, coverageOf(summary));
+        }
       } catch {
-        // Results are an addition to the table: without them its cells read "—".
-      } finally {
-        loading = null;
+        // Results add to the table: without them its cells keep what they showed ("—" at first).
       }
-    })();
-    return loading;
+      if (signal.aborted) return;
+      loaded = true;
+      changed();
+    }
+    loading = false;
   }
+  const start = coalesce(() => {
+    if (!loading) void load();
+  });
 
-  load();
   return {
+    /**
+     * Asks for the job's summaries, the first time only, once the page is idle: the chart and the
+     * table need not wait for them.
+     */
+    begin() {
+      if (begun || loading) return;
+      begun = true;
+      requestIdleCallback(() => {
+        if (!loading) void load();
+      }, { timeout: 500 });
+    },
+    get loaded() {
+      return loaded;
+    },
     /** @param {string} iteration */
     of: (iteration) => byIteration.get(iteration),
-    /** Resolves once the summaries asked for so far are in. */
-    ready: () => loading ?? Promise.resolve(),
-    reload() {
-      if (loading) again = true;
-      else void load();
+    /** @param {string} iteration one whose results were written */
+    reload(iteration) {
+      if (stale !== 'all') stale.add(iteration);
+      start();
+    },
+    reloadAll() {
+      stale = 'all';
+      start();
     },
   };
 }

@@ -14,6 +14,7 @@ import { pagedTable, table } from './table.js';
  * @typedef {import('./format.js').Interval} Interval
  * @typedef {{ name: string, n: number, mean: number | null, ci95: Interval | null }} DimensionSummary
  * @typedef {{ iteration: string, dataset: { id: string, version: number } | null, datapoints: number, results: number, error_results: number, scored: number, errors: number, missing: { count: number, datapoints: string[] }, attempts_max: number, mean_score: number | null, score_ci95: Interval | null, passed: number, failed: number, pass_rate: number | null, pass_rate_ci95: Interval | null, dimensions: DimensionSummary[] }} Summary
+ * @typedef {Omit<Summary, 'missing' | 'dimensions'> & { missing: number }} Coverage an iteration's results as a job's summary lists them
  * @typedef {{ id: string, iteration: string, datapoint: string, datapoint_order: number, attempt: number, score: number | null, passed: boolean | null, dimension_scores: Record<string, number> | null, status: 'ok' | 'error', error: string, trace_id: string | null, span_id: string | null, latency_ms: number | null, cost: number | null, created_at: string, updated_at: string }} Result
  * @typedef {import('./job-page.js').Iteration} Iteration
  */
@@ -58,7 +59,7 @@ export async function resultsPage({ params, query, signal }) {
     return h('div', {}, head,
       section('Results',
         h('p', { class: 'empty' }, 'This iteration has no results yet.'),
-        h('p', { class: 'hint' }, 'An evaluation harness writes them per datapoint, with POST /api/job-iterations/{id}/results/ or with spans that report overmind.eval.score.')));
+        h('p', { class: 'hint' }, `An evaluation harness writes them per datapoint: POST /api/job-iterations/${iteration.id}/results/, or spans that report overmind.eval.score.`)));
   }
   const dataset = summary.dataset;
 
@@ -90,16 +91,19 @@ export async function resultsPage({ params, query, signal }) {
     void rows.reload();
   } }, sorts.map(([value, label]) => h('option', { value, selected: value === sort }, label)));
 
-  const scoredNote = summary.mean_score === null ? 'no scored datapoint' : summary.score_ci95 ? `95% CI ${interval(summary.score_ci95)}` : `one scored datapoint: no interval`;
   const judged = summary.passed + summary.failed;
   return h('div', {},
     head,
     h('div', { class: 'stats' },
-      stat('Mean score', h('span', { title: `${meanInterval(summary.mean_score, summary.score_ci95)} (95% t interval over ${count(summary.scored)} scored datapoints)` }, mean(summary.mean_score)), scoredNote, 'primary'),
-      stat('Pass rate', percent(summary.pass_rate), judged === 0 ? 'no result says passed' : [summary.pass_rate_ci95 ? `95% CI ${percentRange(summary.pass_rate_ci95)} · ` : '', `${count(summary.passed)} of ${count(judged)}`]),
-      stat('Coverage', `${count(summary.scored)} / ${count(summary.datapoints)}`, `datapoints scored (v${dataset.version})`),
-      stat('Errors', count(summary.errors), `datapoints · ${count(summary.error_results)} error ${summary.error_results === 1 ? 'row' : 'rows'}`, summary.errors > 0 ? 'tone-error' : ''),
-      stat('Missing', count(summary.missing.count), 'datapoints without a result')),
+      stat('Mean score', mean(summary.mean_score), lines(
+        summary.score_ci95 ? `95% CI ${interval(summary.score_ci95)}` : 'no interval',
+        `over ${count(summary.scored)} scored ${plural(summary.scored, 'datapoint')}`), 'primary'),
+      stat('Pass rate', percent(summary.pass_rate), lines(
+        summary.pass_rate_ci95 ? `95% CI ${percentRange(summary.pass_rate_ci95)}` : 'no interval',
+        judged === 0 ? 'no result says passed or not' : `${count(summary.passed)} of ${count(judged)} passed`)),
+      stat('Coverage', `${count(summary.scored)} / ${count(summary.datapoints)}`, lines('datapoints scored', `of dataset v${dataset.version}`)),
+      stat('Errors', count(summary.errors), lines(`${plural(summary.errors, 'datapoint')} with only errors`, `${count(summary.error_results)} error ${plural(summary.error_results, 'row')} in all`), summary.errors > 0 ? 'tone-error' : ''),
+      stat('Missing', count(summary.missing.count), lines(`${plural(summary.missing.count, 'datapoint')} without a result`))),
     h('div', { class: 'columns wide-first' },
       section('Dimensions', summary.dimensions.length === 0
         ? h('p', { class: 'empty' }, 'No result has dimension scores.')
@@ -141,18 +145,43 @@ function resultColumns(datasetId, attempts) {
 
 /** @param {Interval} ci */
 function percentRange(ci) {
-  return `${percent(ci.low)}–${percent(ci.high)}`;
+  return `[${percent(ci.low)}, ${percent(ci.high)}]`;
+}
+
+/**
+ * A stat's note of several lines.
+ * @param {...string} texts
+ */
+function lines(...texts) {
+  return texts.map((text) => h('span', { class: 'note-line' }, text));
+}
+
+/**
+ * @param {number} n
+ * @param {string} word
+ */
+function plural(n, word) {
+  return n === 1 ? word : `${word}s`;
+}
+
+/**
+ * An iteration's summary as a job's summary lists it: no dimensions, the missing datapoints counted.
+ * @param {Summary} summary
+ * @returns {Coverage}
+ */
+export function coverageOf({ missing, dimensions: _dimensions, ...rest }) {
+  return { ...rest, missing: missing.count };
 }
 
 /**
  * An iteration's coverage for a table cell: scored / datapoints, linked to its results page,
- * with its errors under it; a dash while it has no results.
- * @param {Summary | undefined} summary
+ * with its errors beside it; a dash while it has no results.
+ * @param {Coverage | undefined} summary
  * @param {string} name the iteration's name, for the link's description
  */
 export function coverageCell(summary, name) {
   if (!summary || summary.results === 0) return h('span', { class: 'muted' }, '—');
-  const description = `Results of ${name}: ${count(summary.scored)} scored, ${count(summary.errors)} errors, ${count(summary.missing.count)} missing of ${count(summary.datapoints)} datapoints${summary.dataset ? ` (dataset v${summary.dataset.version})` : ''}`;
+  const description = `Results of ${name}: ${count(summary.scored)} scored, ${count(summary.errors)} errors, ${count(summary.missing)} missing of ${count(summary.datapoints)} datapoints${summary.dataset ? ` (dataset v${summary.dataset.version})` : ''}`;
   return h('span', {},
     h('a', { href: `/console/job-iterations/${summary.iteration}/results`, title: description }, `${count(summary.scored)} / ${count(summary.datapoints)}`),
     summary.errors > 0 ? [' ', h('span', { class: 'cell-note error-text' }, `${count(summary.errors)} ${summary.errors === 1 ? 'error' : 'errors'}`)] : null);
@@ -160,7 +189,7 @@ export function coverageCell(summary, name) {
 
 /**
  * An iteration's mean score with its interval for a table cell; the interval whole in the title.
- * @param {Summary | undefined} summary
+ * @param {Coverage | undefined} summary
  */
 export function meanCell(summary) {
   if (!summary || summary.mean_score === null) return h('span', { class: 'muted' }, '—');

@@ -12,7 +12,9 @@ import { setQuery } from './router.js';
  */
 /**
  * @template T
- * @typedef {{ label: string, cell: (item: T) => Child | Children, numeric?: boolean }} Column
+ * @typedef {{ label: string, cell: (item: T) => Child | Children, numeric?: boolean, hideLabel?: boolean }} Column
+ * `hideLabel`: a column whose cells speak for themselves (a bar, a button) still names itself to
+ * screen readers, with a header read but not shown.
  */
 
 /**
@@ -23,7 +25,8 @@ import { setQuery } from './router.js';
  * @param {(item: T) => string} [rowClass]
  */
 export function table(columns, items, rowClass) {
-  const head = h('tr', {}, columns.map((column) => h('th', { class: column.numeric ? 'num' : null, scope: 'col' }, column.label)));
+  const head = h('tr', {}, columns.map((column) =>
+    h('th', { class: column.numeric ? 'num' : null, scope: 'col' }, column.hideLabel ? h('span', { class: 'visually-hidden' }, column.label) : column.label)));
   const rows = items.map((item) =>
     h('tr', { class: rowClass?.(item) || null }, columns.map((column) => h('td', { class: column.numeric ? 'num' : null }, column.cell(item)))));
   return h('div', { class: 'table-wrap' }, h('table', { class: 'data' }, h('thead', {}, head), h('tbody', {}, rows)));

@@ -20,17 +20,35 @@ export function waterfall(spans) {
 
   const rows = document.createDocumentFragment();
   ordered.forEach((span, index) => rows.append(row(span, index, depths[index] ?? 0, start, totalNs)));
-  const body = h('div', { class: 'wf-rows', role: 'list' });
+  // The rows scroll in their own box, which takes the keyboard's focus: the arrow keys pick the
+  // next or previous span (Home and End the first and last), as a click picks one.
+  const body = h('div', { class: 'wf-rows', role: 'list', tabindex: 0, 'aria-label': `Spans, ${count(ordered.length)}: the arrow keys pick one` });
   body.append(rows);
-  const detail = h('div', { class: 'wf-detail' }, h('p', { class: 'muted' }, 'Pick a span to see its attributes.'));
+  const detail = h('div', { class: 'wf-detail', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Pick a span to see its attributes.'));
 
-  body.addEventListener('click', (event) => {
-    const picked = event.target instanceof Element ? event.target.closest('.wf-row') : null;
-    if (!(picked instanceof HTMLElement)) return;
+  /** @param {Element | null | undefined} picked */
+  function pick(picked) {
+    if (!(picked instanceof HTMLElement) || !picked.classList.contains('wf-row')) return;
     body.querySelector('.wf-row.picked')?.classList.remove('picked');
     picked.classList.add('picked');
     const span = ordered[Number(picked.dataset.index)];
     if (span) replace(detail, spanDetail(span, start));
+  }
+
+  body.addEventListener('click', (event) => pick(event.target instanceof Element ? event.target.closest('.wf-row') : null));
+  body.addEventListener('keydown', (event) => {
+    const current = body.querySelector('.wf-row.picked');
+    const next = event.key === 'ArrowDown' ? (current ? current.nextElementSibling : body.firstElementChild)
+      : event.key === 'ArrowUp' ? (current ? current.previousElementSibling : body.lastElementChild)
+        : event.key === 'Home' ? body.firstElementChild
+          : event.key === 'End' ? body.lastElementChild
+            : undefined;
+    if (next === undefined) return;
+    event.preventDefault();
+    if (next) {
+      pick(next);
+      next.scrollIntoView({ block: 'nearest' });
+    }
   });
 
   const element = h('section', { class: 'block waterfall' },

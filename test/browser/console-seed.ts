@@ -1,7 +1,8 @@
 // The data the console's browser test walks through, made through the public API as any client
 // would: a project with members, an agent with three dataset versions (the second active), a
 // running job with scored iterations (four of them with results per datapoint of the third
-// version, some failed, some errors, some traced, some datapoints missing), a finished job with
+// version, some failed, some errors, some traced, some datapoints missing; two of them compare with
+// a verdict, flips and traced regressions), a finished job with
 // 10,000 iterations, traces (one of 2,000 spans), and a second project in which every field a
 // person or an agent writes holds markup and script.
 import * as assert from 'uvu/assert';
@@ -52,12 +53,17 @@ export interface SeededResults {
   dataset: string;
   /** candidate-23: 37 of 40 datapoints run (two of them twice), three of them errors, five traced. */
   showcase: string;
-  /** candidate-24: every datapoint scored. */
+  /**
+   * candidate-24: every datapoint scored, better than candidate-23 on most (a verdict of improved
+   * when the two are compared), worse on `resultRegressed`, some flipping between pass and fail.
+   */
   complete: string;
   /** candidate-22: the first twelve datapoints. */
   partial: string;
   /** Datapoint order -> the trace of its (first) run, for the traced rows of the showcase. */
   traces: Record<number, string>;
+  /** The same for candidate-24's traced runs (`resultTracedComplete`). */
+  tracesComplete: Record<number, string>;
 }
 
 /** The showcase's datapoints: errors, those run twice, those traced, those with no result. */
@@ -70,6 +76,10 @@ export const resultRetried = [0, 1];
 export const resultTraced = [2, 3, 5, 8, 13];
 export const resultDatapoints = 40;
 export const resultMissing = [37, 38, 39];
+/** The datapoints candidate-24 does worse on than candidate-23; the others it does better on. */
+export const resultRegressed = [3, 8, 13, 26];
+/** candidate-24's traced runs: three of the regressions (traced on both sides) and an improvement. */
+export const resultTracedComplete = [2, 3, 8, 13];
 
 async function created<T = any>(client: Client, path: string, body: unknown): Promise<T> {
   const reply = await client.post(path, body);
@@ -223,17 +233,44 @@ export function caseScore(order: number, attempt: number, seed: number): number 
   return Math.round((0.4 + 0.58 * (noise - Math.floor(noise))) * 1000) / 1000;
 }
 
-/** A datapoint's run as a harness reports it: passed at 0.7 and above, some dimensions, its latency and cost. */
+/** A datapoint's run as a harness reports it: passed at 0.6 and above, some dimensions, its latency and cost. */
 export function caseResult(order: number, attempt: number, seed: number): Record<string, unknown> {
   const score = caseScore(order, attempt, seed);
   return {
-    datapoint_order: order, attempt, score, passed: score >= 0.7,
+    datapoint_order: order, attempt, score, passed: score >= 0.6,
     dimension_scores: { accuracy: caseScore(order, attempt, seed + 11), tone: caseScore(order, attempt, seed + 23), ...(order % 2 === 0 ? { tool_use: caseScore(order, attempt, seed + 37) } : {}) },
     latency_ms: 400 + ((order * 137 + attempt * 61) % 2600), cost: Math.round((0.0008 + order * 0.00002) * 1e6) / 1e6,
   };
 }
 
-/** Results for three iterations of the running job, and a trace for each traced run of the showcase. */
+/**
+ * candidate-24's run of a datapoint: candidate-23's first run of it moved up by 0.08 to 0.16, or
+ * down by 0.26 for the regressed ones (its dimensions too, but tone), passed at 0.6 and above.
+ */
+export function completeResult(order: number): Record<string, unknown> {
+  const base = caseResult(order, 0, 23) as { score: number; dimension_scores: Record<string, number> };
+  const noise = Math.sin(order * 5.7) * 1000;
+  const lift = resultRegressed.includes(order) ? -0.26 : 0.08 + 0.08 * (noise - Math.floor(noise));
+  const moved = (value: number) => Math.round(Math.min(1, Math.max(0, value + lift)) * 1000) / 1000;
+  const score = moved(base.score);
+  const { accuracy, tool_use: toolUse } = base.dimension_scores;
+  return {
+    ...base, score, passed: score >= 0.6,
+    dimension_scores: { accuracy: moved(accuracy!), tone: caseScore(order, 0, 47), ...(toolUse === undefined ? {} : { tool_use: moved(toolUse) }) },
+  };
+}
+
+/** The three spans of an evaluation harness's run of a datapoint (the root failed with `error`). */
+function caseSpans(id: string, order: number, start: bigint, name: string, error?: string): JsonSpan[] {
+  const root = 0xe0000 + order * 10 + (name.includes('candidate-24') ? 5 : 0);
+  return [
+    { traceId: id, spanId: spanId(root), name, start, end: start + ms(320 + order * 9), attributes: { 'gen_ai.operation.name': 'invoke_agent' }, ...(error ? { status: { code: 2, message: error } } : {}) },
+    { traceId: id, spanId: spanId(root + 1), parentSpanId: spanId(root), name: 'search knowledge base', start: start + ms(5), end: start + ms(60), attributes: { 'db.system': 'qdrant' } },
+    { traceId: id, spanId: spanId(root + 2), parentSpanId: spanId(root), name: 'chat gpt-4o-mini', start: start + ms(70), end: start + ms(300 + order * 9), attributes: { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.total_tokens': 700 + order }, ...(error ? { status: { code: 2, message: error } } : {}) },
+  ];
+}
+
+/** Results for three iterations of the running job, and a trace for each traced run of the showcase and of candidate-24. */
 async function seedResults(client: Client, running: Seeded['runningIterations'], dataset: string): Promise<SeededResults> {
   const [partial, showcase, complete] = [running[21]!, running[22]!, running[23]!];
   const traces: Record<number, string> = {};
@@ -241,14 +278,16 @@ async function seedResults(client: Client, running: Seeded['runningIterations'],
     const id = traceId(0xe000 + order);
     traces[order] = id;
     const start = baseNs + ms(1_800_000 + order * 10_000);
-    const error = resultErrors[order];
-    const spans: JsonSpan[] = [
-      { traceId: id, spanId: spanId(0xe0000 + order * 10), name: `evaluate case ${order}`, start, end: start + ms(320 + order * 9), attributes: { 'gen_ai.operation.name': 'invoke_agent' }, ...(error ? { status: { code: 2, message: error } } : {}) },
-      { traceId: id, spanId: spanId(0xe0000 + order * 10 + 1), parentSpanId: spanId(0xe0000 + order * 10), name: 'search knowledge base', start: start + ms(5), end: start + ms(60), attributes: { 'db.system': 'qdrant' } },
-      { traceId: id, spanId: spanId(0xe0000 + order * 10 + 2), parentSpanId: spanId(0xe0000 + order * 10), name: 'chat gpt-4o-mini', start: start + ms(70), end: start + ms(300 + order * 9), attributes: { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.usage.total_tokens': 700 + order }, ...(error ? { status: { code: 2, message: error } } : {}) },
-    ];
-    const reply = await postJson(client, otlpJson({ 'service.name': 'eval-harness' }, spans));
+    const reply = await postJson(client, otlpJson({ 'service.name': 'eval-harness' }, caseSpans(id, order, start, `evaluate case ${order}`, resultErrors[order])));
     assert.is(reply.status, 200, `export the trace of case ${order}: ${reply.text}`);
+  }
+  const tracesComplete: Record<number, string> = {};
+  for (const order of resultTracedComplete) {
+    const id = traceId(0xf000 + order);
+    tracesComplete[order] = id;
+    const start = baseNs + ms(2_400_000 + order * 10_000);
+    const reply = await postJson(client, otlpJson({ 'service.name': 'eval-harness' }, caseSpans(id, order, start, `evaluate case ${order} (candidate-24)`)));
+    assert.is(reply.status, 200, `export candidate-24's trace of case ${order}: ${reply.text}`);
   }
 
   const rows: Record<string, unknown>[] = [];
@@ -261,9 +300,11 @@ async function seedResults(client: Client, running: Seeded['runningIterations'],
     }
   }
   await writeResults(client, showcase.id, dataset, rows);
-  await writeResults(client, complete.id, dataset, Array.from({ length: resultDatapoints }, (_, order) => caseResult(order, 0, 24)));
+  await writeResults(client, complete.id, dataset, Array.from({ length: resultDatapoints }, (_, order) => ({
+    ...completeResult(order), ...(tracesComplete[order] ? { trace_id: tracesComplete[order] } : {}),
+  })));
   await writeResults(client, partial.id, dataset, Array.from({ length: 12 }, (_, order) => caseResult(order, 0, 22)));
-  return { dataset, showcase: showcase.id, complete: complete.id, partial: partial.id, traces };
+  return { dataset, showcase: showcase.id, complete: complete.id, partial: partial.id, traces, tracesComplete };
 }
 
 /** A project where every field a person or an agent writes holds markup and script. */

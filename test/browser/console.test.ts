@@ -1,8 +1,11 @@
 // The console in a real browser: headless Chromium signs in (email and password, then an API
 // key), walks every page against a seeded service and checks what each shows, follows a running
-// job live (its new iterations and results), an iteration's results with their filters, measures the two heavy pages, checks reload and back/forward, and plants markup and
-// script in every kind of field to see that none of it runs. A full-page screenshot of each page
-// is saved in the folder printed at the start, for a person to look at.
+// job live (its new iterations and results), an iteration's results with their filters, two
+// iterations' results compared (the verdict, flips, a scatter of every datapoint, regressions with
+// their traces), measures the two heavy pages, checks reload and back/forward, and plants markup and
+// script in every kind of field to see that none of it runs. Every page passes axe-core (WCAG 2
+// A/AA, no serious or critical violation). A full-page screenshot of each page is saved in the
+// folder printed at the start, for a person to look at.
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +14,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { browserTimeoutMs, launchChromium } from '../helpers/chromium.ts';
 import { start, type Running } from '../helpers/service.ts';
-import { bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRetried, runningIterations, seedConsole, writeResults, type Seeded } from './console-seed.ts';
+import { assertAccessible } from './axe.ts';
+import { bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRegressed, resultRetried, resultTracedComplete, runningIterations, seedConsole, writeResults, type Seeded } from './console-seed.ts';
 
 const screenshots = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'overmind-console-screenshots');
 /** What the issue asks of the two heavy pages, and of a live iteration. */
@@ -61,11 +65,11 @@ async function openPage(browserContext: BrowserContext, problems: string[]): Pro
   return page;
 }
 
-/** Waits until the page and every table in it have their data. */
+/** Waits until the page and every table in it have their data (the job page's results cells included). */
 async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => {
     const view = document.getElementById('view');
-    return !!view && !view.querySelector(':scope > p.muted') && document.querySelector('[aria-busy]') === null;
+    return !!view && !view.querySelector(':scope > p.muted') && document.querySelector('[aria-busy], [data-pending]') === null;
   });
 }
 
@@ -80,6 +84,8 @@ async function visit(context: Context, path: string): Promise<void> {
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
+  // From the top: scrolled, the sticky header would be drawn across the middle of a full-page shot.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 }
 
@@ -121,6 +127,7 @@ walk('sign in with email and password; a wrong password says why; sign-out forge
   await page.goto(`${running.url}/`);
   await page.locator('.sign-in-card').waitFor();
   await shoot(page, '01-sign-in');
+  await assertAccessible(page, 'the sign-in page');
   await signIn(page, 'ada@example.com', 'wrong password');
   await page.getByText('No active account found with the given credentials').waitFor();
   assert.is(await page.evaluate(() => sessionStorage.length), 0, 'nothing kept after a failed sign-in');
@@ -131,6 +138,7 @@ walk('sign in with email and password; a wrong password says why; sign-out forge
   assert.ok(await page.evaluate(() => sessionStorage.getItem('overmind.console.token')), 'the token is kept for the tab');
   assert.is(await page.evaluate(() => localStorage.length), 0, 'and nowhere that outlives the tab');
   await shoot(page, '02-projects');
+  await assertAccessible(page, 'the projects page');
 
   await page.click('#sign-out');
   await page.locator('.sign-in-card').waitFor();
@@ -187,6 +195,7 @@ walk('a project: its agents (long names cut, whole in the tooltip), recent jobs 
   assert.ok(jobs.some((row) => row[0] === 'Support bot · prompt tuning' && row[1] === 'running'), 'the running job');
   assert.equal((await rows(page, 'members')).map((row) => row[0]).sort(), [...seeded.members].sort());
   await shoot(page, '03-project');
+  await assertAccessible(page, 'a project');
   assertNoProblems(context);
 });
 
@@ -201,6 +210,7 @@ walk('an agent: fields, eval spec, dataset versions with the active one marked, 
   assert.equal(versions.map((row) => [row[0], row[5]]), [['v3', 'Activate'], ['v2', 'active'], ['v1', 'Activate']]);
   assert.ok(await page.getByText('support, prod', { exact: true }).isVisible(), 'tags read as a list, not as JSON');
   await shoot(page, '04-agent');
+  await assertAccessible(page, 'an agent');
 
   await page.locator('[data-table="datasets"] tbody tr', { hasText: 'v3' }).getByRole('button', { name: 'Activate' }).click();
   await page.waitForFunction(() => document.querySelector('[data-table="datasets"] tr.active-row')?.textContent?.includes('v3'));
@@ -236,6 +246,7 @@ walk('a dataset version: datapoints paged and searchable, the page kept in the U
   await page.waitForFunction(() => document.querySelector('[data-table="datapoints"] .pager-summary')?.textContent === '1–25 of 40');
   await settled(page);
   await shoot(page, '05-dataset');
+  await assertAccessible(page, 'a dataset version');
   assertNoProblems(context);
 });
 
@@ -259,6 +270,7 @@ walk('a dataset diff: both content hashes, the counts, and the changes filtered 
   assert.equal(tones, [summary.added > 0 ? 'tone-added' : '', summary.removed > 0 ? 'tone-removed' : '', summary.changed > 0 ? 'tone-changed' : '', ''], 'coloured only where something happened');
   assert.is((await rows(page, 'changes')).length, Math.min(25, diff.body.count));
   await shoot(page, '06-dataset-diff');
+  await assertAccessible(page, 'a dataset diff');
 
   await page.getByRole('button', { name: 'Added' }).click();
   await settled(page);
@@ -288,6 +300,7 @@ walk('a running job: scores first, every iteration in the chart with its decisio
   assert.is((await rows(page, 'iterations')).length, runningIterations);
   await page.locator('.live[data-state="live"]').waitFor();
   await shoot(page, '07-job');
+  await assertAccessible(page, 'a running job (live)');
   assertNoProblems(context);
 });
 
@@ -327,7 +340,7 @@ walk('a running job updates live: a new iteration is on the page within a second
   assertNoProblems(context);
 });
 
-walk('two iterations compared: score change, dimension deltas and the code diff', async (context) => {
+walk('two iterations without results compared: "not comparable" plainly, then what they report (score, dimension deltas) and the code diff', async (context) => {
   const { page, seeded } = context;
   const [from, to] = [seeded.runningIterations[3]!, seeded.runningIterations[8]!];
   await page.locator('[data-table="iterations"] tr', { hasText: from.iteration_name }).getByRole('checkbox').check();
@@ -341,14 +354,226 @@ walk('two iterations compared: score change, dimension deltas and the code diff'
   const comparison = await seeded.ada.client.get(`/api/job-iterations/${from.id}/compare/${to.id}/`);
   assert.is(comparison.status, 200, comparison.text);
   assert.is(await page.locator('h1').textContent(), `${from.iteration_name} → ${to.iteration_name}`);
-  const dimensions = await page.locator('table.data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
-  const format = (value: number) => (value === 0 ? '±0' : `${value > 0 ? '+' : '−'}${Number(Math.abs(value).toFixed(4))}`);
+  // Neither has results: one plain block with the API's reason, and nothing drawn from results.
+  assert.is(comparison.body.results.comparable, false);
+  const verdict = page.locator('#view .block').first();
+  assert.is(await verdict.getAttribute('data-verdict'), 'not_comparable', 'the first block says so');
+  assert.is(await verdict.locator('.verdict-sentence').textContent(), `Not comparable: ${comparison.body.results.reason}.`);
+  assert.equal(await page.locator('[data-flips], [data-scatter], .scatter, .dimensions-slot, select[name=confidence]').count(), 0, 'no flips, scatter, dimensions of results or confidence');
+  const dimensions = await page.locator('[data-reported] table.data tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
   assert.equal(dimensions, comparison.body.dimensions.map((dimension: { name: string; from: number; to: number; delta: number }) =>
-    [dimension.name, String(dimension.from), String(dimension.to), format(dimension.delta)]), 'every dimension with its delta');
+    [dimension.name, String(dimension.from), String(dimension.to), scoreDelta(dimension.delta)]), 'every dimension with its delta');
+  assert.is(await page.locator('[data-reported] .stat.primary .stat-value').textContent(), scoreDelta(comparison.body.avg_score.delta), 'the avg_score change');
   const diffLines = await page.locator('pre.diff .diff-line').allTextContents();
   assert.equal(diffLines.map((line) => line.replace(/\n$/, '')), (comparison.body.code_diff as string).replace(/\n$/, '').split('\n'), 'the code diff, line by line');
   assert.ok(await page.locator('.diff-added').count() > 0 && await page.locator('.diff-removed').count() > 0, 'added and removed lines marked');
   await shoot(page, '08-compare');
+  await assertAccessible(page, 'two iterations compared, not comparable');
+  assertNoProblems(context);
+});
+
+/** A change as format.js's `delta` writes it (up to four decimals), and a score as `score` does. */
+const scoreDelta = (value: number) => (value === 0 ? '±0' : `${value > 0 ? '+' : '−'}${Number(Math.abs(value).toFixed(4))}`);
+const scoreText = (value: number | null) => (value === null ? '—' : new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 }).format(value));
+/** A change of means as `meanDelta` writes it: three decimals, signed unless it rounds to 0. */
+const meanDelta = (value: number) => {
+  const text = three.format(Math.abs(value));
+  return Number(text) === 0 ? text : `${value > 0 ? '+' : '−'}${text}`;
+};
+const pValue = (value: number) => (value < 0.001 ? '< 0.001' : three.format(value));
+const pStatement = (value: number) => (value < 0.001 ? 'p < 0.001' : `p = ${three.format(value)}`);
+const confidenceLevel = (value: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1 }).format(value);
+
+interface Interval { low: number; high: number }
+interface Moved { datapoint: string; datapoint_order: number; score_from: number; score_to: number; delta: number; trace_id_from: string | null; trace_id_to: string | null }
+interface ResultsComparison {
+  comparable: true; confidence: number; dataset: { id: string; version: number }; n_paired: number; missing_in_from: number; missing_in_to: number;
+  score: { mean_from: number; mean_to: number; delta: number; ci95: Interval | null; p_value: number };
+  passed: { n: number; pass_rate_from: number; pass_rate_to: number; pass_to_fail: number; fail_to_pass: number; mcnemar_p_value: number; mcnemar_mid_p_value: number } | null;
+  dimensions: { name: string; n: number; delta: number; ci95: Interval | null; p_value: number; p_value_holm: number }[];
+  verdict: 'improved' | 'regressed' | 'no_detectable_difference' | 'insufficient_data'; regressions: Moved[]; improvements: Moved[];
+}
+interface Paired { datapoint: string; datapoint_order: number; score_from: number | null; score_to: number | null; change: string; trace_id_from: string | null; trace_id_to: string | null }
+
+/** The verdict in words, as the compare page must write it from the API's answer. */
+function verdictSentence(results: ResultsComparison, from: string, to: string): string {
+  const { score, n_paired: paired } = results;
+  const label = `${confidenceLevel(results.confidence)} CI`;
+  const bounds = score.ci95 ? `${meanDelta(score.ci95.low)} to ${meanDelta(score.ci95.high)}` : '';
+  const datapoints = `${paired.toLocaleString('en-US')} paired ${paired === 1 ? 'datapoint' : 'datapoints'}`;
+  switch (results.verdict) {
+    case 'improved': return `${to} is better than ${from} by ${meanDelta(score.delta)} (${label} ${bounds}, ${pStatement(score.p_value)}) on ${datapoints}.`;
+    case 'regressed': return `${to} is worse than ${from} by ${meanDelta(score.delta)} (${label} ${bounds}, ${pStatement(score.p_value)}) on ${datapoints}.`;
+    case 'no_detectable_difference': return `No detectable difference between ${from} and ${to}: Δ ${meanDelta(score.delta)} (${label} ${bounds}) on ${datapoints}.`;
+    default: return `Too few paired datapoints for a verdict: ${paired.toLocaleString('en-US')} paired, at least 10 are needed.`;
+  }
+}
+
+/** What a row's trace cell reads: a link per side that has a trace. */
+function traceCell(row: { trace_id_from: string | null; trace_id_to: string | null }): string {
+  if (!row.trace_id_from && !row.trace_id_to) return '—';
+  return `${row.trace_id_from ? 'from' : 'from: —'} · ${row.trace_id_to ? 'to' : 'to: —'}`;
+}
+
+/** The notes of the flips' cards that do not fit (cut with an ellipsis). */
+function clippedNotes(page: Page): Promise<string[]> {
+  return page.locator('[data-flips] .stat-note').evaluateAll((notes) => notes.filter((note) => note.scrollWidth > note.clientWidth).map((note) => note.textContent ?? ''));
+}
+
+/** The cells of each row of the table in the section titled `title`. */
+function sectionRows(page: Page, title: string): Promise<string[][]> {
+  return page.locator('section', { has: page.locator('h2', { hasText: title }) }).locator('tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')));
+}
+
+walk('two iterations\' results compared: the verdict first, the flips, every datapoint in a scatter (a mark shows its datapoint and both traces), regressions, dimensions, and the confidence in the URL', async (context) => {
+  const { page, seeded } = context;
+  const { showcase, complete, dataset } = seeded.results;
+  const [fromName, toName] = ['candidate-23', 'candidate-24'];
+  const path = `/console/job-iterations/${showcase}/compare/${complete}`;
+  await visit(context, path);
+  const answer = await seeded.ada.client.get(`/api/job-iterations/${showcase}/compare/${complete}/`);
+  assert.is(answer.status, 200, answer.text);
+  const results = answer.body.results as ResultsComparison;
+  assert.is(results.verdict, 'improved', 'the seed makes candidate-24 better');
+
+  // The verdict leads, in words, with the API's numbers; then flips, scatter, regressions, dimensions, what the iterations report.
+  assert.is(await page.locator('#view .block').first().getAttribute('data-verdict'), 'improved', 'the first block is the verdict');
+  const sentence = await page.locator('.verdict-sentence').textContent();
+  assert.is(sentence, verdictSentence(results, fromName, toName));
+  assert.match(sentence!, /^candidate-24 is better than candidate-23 by \+0\.\d{3} \(95% CI \+0\.\d{3} to \+0\.\d{3}, p [=<] 0\.\d{3}\) on 34 paired datapoints\.$/);
+  assert.equal([results.missing_in_from, results.missing_in_to], [6, 0], 'candidate-24 scored six datapoints candidate-23 did not (three errors, three missing)');
+  assert.is(await page.locator('[data-unpaired]').textContent(), 'Not paired: 6 scored by candidate-24 only (never imputed).');
+  assert.ok((await page.locator('.verdict-notes').first().textContent())?.startsWith(`Mean score on the paired datapoints ${three.format(results.score.mean_from)} → ${three.format(results.score.mean_to)}`), 'the paired means');
+  const tops = await Promise.all(['[data-verdict]', '[data-flips]', '[data-scatter]', 'section:has(> h2:text-is("Regressions"))', '.dimensions-slot', '[data-reported]'].map(async (selector) => (await page.locator(selector).boundingBox())!.y));
+  assert.equal(tops, [...tops].sort((a, b) => a - b), `in that order down the page: ${tops.join(', ')}`);
+
+  // Flips.
+  const flips = results.passed!;
+  assert.ok(flips.pass_to_fail > 0 && flips.fail_to_pass > 0, 'the seed flips both ways');
+  const flipStats = await page.locator('[data-flips] .stat').evaluateAll((cards) => cards.map((card) => [card.querySelector('.stat-label')?.textContent, card.querySelector('.stat-value')?.textContent]));
+  assert.equal(flipStats, [
+    ['Pass rate', `${onePercent.format(flips.pass_rate_from)} → ${onePercent.format(flips.pass_rate_to)}`],
+    ['Pass → fail', String(flips.pass_to_fail)],
+    ['Fail → pass', String(flips.fail_to_pass)],
+    ['McNemar', pStatement(flips.mcnemar_p_value)],
+  ]);
+  assert.equal(await clippedNotes(page), [], 'no note is cut');
+
+  // The scatter: one mark per paired datapoint, coloured by its change, on the right side of the diagonal.
+  const list = await seeded.ada.client.get(`/api/job-iterations/${showcase}/compare/${complete}/datapoints/`, { page_size: 100 });
+  assert.is(list.status, 200, list.text);
+  const pairs = list.body.results as Paired[];
+  assert.is(list.body.count, pairs.length, 'every datapoint on one page');
+  const scored = pairs.filter((pair) => pair.score_from !== null && pair.score_to !== null);
+  assert.is(scored.length, results.n_paired);
+  const marks = await page.locator('svg.scatter .scatter-point').evaluateAll((elements) => {
+    const diagonal = document.querySelector('svg.scatter .scatter-diagonal')!.getBoundingClientRect();
+    return elements.map((element) => {
+      const box = element.getBoundingClientRect();
+      const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+      // The plot is square and the diagonal runs from its bottom-left to its top-right corner.
+      const above = (diagonal.bottom - y) / diagonal.height - (x - diagonal.left) / diagonal.width;
+      return { order: Number((element as SVGElement).dataset.order), className: element.getAttribute('class'), above, label: element.getAttribute('aria-label') };
+    });
+  });
+  assert.equal(marks.map((mark) => mark.order).sort((a, b) => a - b), scored.map((pair) => pair.datapoint_order).sort((a, b) => a - b), 'one mark per paired datapoint');
+  for (const mark of marks) {
+    const pair = scored.find((candidate) => candidate.datapoint_order === mark.order)!;
+    assert.is(mark.className, `scatter-point change-${pair.change}`, `datapoint ${mark.order} coloured as ${pair.change}`);
+    const rise = pair.score_to! - pair.score_from!;
+    if (Math.abs(rise) > 0.02) assert.is(mark.above > 0, rise > 0, `datapoint ${mark.order} (${pair.score_from} → ${pair.score_to}) is on the right side of the diagonal`);
+    assert.is(mark.label, `Datapoint #${pair.datapoint_order}: ${scoreText(pair.score_from)} → ${scoreText(pair.score_to)}, ${pair.change.replace('pass_to_fail', 'pass → fail').replace('fail_to_pass', 'fail → pass')}`);
+  }
+  const legend = await page.locator('.scatter-legend li[data-change]').allTextContents();
+  const countOf = (change: string) => scored.filter((pair) => pair.change === change).length;
+  assert.equal(legend.map((item) => item.trim()), [['improved', 'improved'], ['regressed', 'regressed'], ['unchanged', 'unchanged'], ['fail → pass', 'fail_to_pass'], ['pass → fail', 'pass_to_fail']].map(([label, change]) => `${label} ${countOf(change!)}`));
+  assert.ok(await page.locator('svg.scatter').getByText('Score of candidate-23 (from)').isVisible(), 'the x axis says whose score');
+  assert.ok(await page.locator('svg.scatter').getByText('Score of candidate-24 (to)').isVisible(), 'and so does the y axis');
+
+  // A mark clicked: its datapoint (linked to the dataset page) and both traces.
+  const picked = pairs.find((pair) => pair.datapoint_order === 3)!;
+  assert.is(picked.change, 'pass_to_fail');
+  await page.locator('svg.scatter .scatter-point[data-order="3"]').click();
+  const detail = page.locator('[data-picked] [data-datapoint]');
+  await detail.waitFor();
+  assert.is(await detail.getAttribute('data-datapoint'), picked.datapoint);
+  assert.is(await detail.locator('h3').textContent(), 'Datapoint #3');
+  assert.is(await detail.locator('h3 a').getAttribute('href'), `/console/datasets/${dataset}?datapoint=${picked.datapoint}`);
+  assert.is(await detail.locator('a[data-side="from"]').getAttribute('href'), `/console/traces/${seeded.results.traces[3]}`);
+  assert.is(await detail.locator('a[data-side="to"]').getAttribute('href'), `/console/traces/${seeded.results.tracesComplete[3]}`);
+  assert.ok((await detail.textContent())?.includes(`${scoreText(picked.score_from)} · passed`), 'its score and verdict on each side');
+  assert.is(await page.locator('.scatter-point[data-order="3"]').getAttribute('aria-selected'), 'true');
+  // The keyboard moves between marks in datapoint order.
+  await page.keyboard.press('ArrowRight');
+  assert.is(await detail.locator('h3').textContent(), 'Datapoint #4');
+  assert.is(await page.evaluate(() => (document.activeElement as SVGElement | null)?.dataset.order), '4', 'the focus follows');
+  await page.keyboard.press('ArrowLeft');
+  assert.is(await detail.locator('h3').textContent(), 'Datapoint #3');
+  await shoot(page, '18-compare-results');
+  await assertAccessible(page, 'two iterations\' results compared, a datapoint picked');
+
+  // Regressions (every one the seed made, each with its traces) and improvements, as the API lists them.
+  const asRow = (row: Moved) => [`#${row.datapoint_order}`, scoreText(row.score_from), scoreText(row.score_to), scoreDelta(row.delta), traceCell(row)];
+  assert.equal(await sectionRows(page, 'Regressions'), results.regressions.map(asRow));
+  assert.equal(results.regressions.map((row) => row.datapoint_order).sort((a, b) => a - b), resultRegressed);
+  for (const row of results.regressions.filter((one) => resultTracedComplete.includes(one.datapoint_order))) {
+    const cells = page.locator('section:has(> h2:text-is("Regressions")) tbody tr', { hasText: `#${row.datapoint_order}` });
+    assert.is(await cells.getByRole('link', { name: `Trace of datapoint ${row.datapoint_order} with ${fromName}` }).getAttribute('href'), `/console/traces/${row.trace_id_from}`);
+    assert.is(await cells.getByRole('link', { name: `Trace of datapoint ${row.datapoint_order} with ${toName}` }).getAttribute('href'), `/console/traces/${row.trace_id_to}`);
+    assert.is(await cells.getByRole('link', { name: `Datapoint #${row.datapoint_order}` }).getAttribute('href'), `/console/datasets/${dataset}?datapoint=${row.datapoint}`);
+  }
+  assert.equal(await sectionRows(page, 'Improvements'), results.improvements.map(asRow));
+
+  // Dimensions with their intervals, p and Holm's p.
+  const dimensionRows = () => page.locator('.dimensions-slot tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  const asDimension = (dimension: ResultsComparison['dimensions'][number]) => [dimension.name, String(dimension.n), meanDelta(dimension.delta),
+    dimension.ci95 ? `[${meanDelta(dimension.ci95.low)}, ${meanDelta(dimension.ci95.high)}]` : '—', pValue(dimension.p_value), pValue(dimension.p_value_holm)];
+  assert.equal(await dimensionRows(), results.dimensions.map(asDimension));
+  assert.equal(results.dimensions.map((dimension) => dimension.name), ['accuracy', 'tone', 'tool_use']);
+
+  // A trace of the picked datapoint, followed; back to the comparison.
+  await detail.locator('a[data-side="to"]').click();
+  await page.waitForFunction(() => document.querySelectorAll('.wf-rows .wf-row').length === 3);
+  assert.is(new URL(page.url()).pathname, `/console/traces/${seeded.results.tracesComplete[3]}`);
+  assert.is(await page.locator('h1').textContent(), 'evaluate case 3 (candidate-24)');
+  await page.goBack();
+  await settled(page);
+  assert.is(new URL(page.url()).pathname, path);
+
+  // Another confidence: kept in the URL, every interval and the verdict at it.
+  await page.getByLabel('Confidence').selectOption('0.99');
+  await page.waitForFunction(() => document.querySelector('.verdict-sentence')?.textContent?.includes('99% CI'));
+  await settled(page);
+  assert.is(new URL(page.url()).searchParams.get('confidence'), '0.99');
+  const strict = (await seeded.ada.client.get(`/api/job-iterations/${showcase}/compare/${complete}/`, { confidence: 0.99 })).body.results as ResultsComparison;
+  assert.ok(strict.score.ci95!.low < results.score.ci95!.low && strict.score.ci95!.high > results.score.ci95!.high, 'a wider interval');
+  assert.is(await page.locator('.verdict-sentence').textContent(), verdictSentence(strict, fromName, toName));
+  assert.ok((await page.locator('.dimensions-slot thead').textContent())?.includes('99% CI'));
+  assert.equal(await dimensionRows(), strict.dimensions.map(asDimension));
+  await page.reload();
+  await settled(page);
+  assert.is(await page.getByLabel('Confidence').inputValue(), '0.99', 'reload keeps it');
+  assert.is(await page.locator('.verdict-sentence').textContent(), verdictSentence(strict, fromName, toName));
+  await page.getByLabel('Confidence').selectOption('0.95');
+  await page.waitForFunction(() => document.querySelector('.verdict-sentence')?.textContent?.includes('95% CI'));
+  await settled(page);
+  assert.is(new URL(page.url()).search, '', 'the default leaves the URL plain');
+  assertNoProblems(context);
+});
+
+walk('two iterations with few datapoints in common compared: the verdict worded as the API decides it', async (context) => {
+  const { page, seeded } = context;
+  const { partial, showcase } = seeded.results;
+  await visit(context, `/console/job-iterations/${partial}/compare/${showcase}`);
+  const results = (await seeded.ada.client.get(`/api/job-iterations/${partial}/compare/${showcase}/`)).body.results as ResultsComparison;
+  assert.is(results.n_paired, 11, 'the first twelve datapoints, less candidate-23\'s error on #5');
+  assert.is(await page.locator('#view .block').first().getAttribute('data-verdict'), results.verdict);
+  assert.is(await page.locator('.verdict-sentence').textContent(), verdictSentence(results, 'candidate-22', 'candidate-23'));
+  assert.is(await page.locator('svg.scatter .scatter-point').count(), 11);
+  assert.ok((await page.locator('[data-scatter-note]').textContent())?.includes('Not drawn (scored on one side only): 1 by candidate-22, 23 by candidate-23.'), 'what is not drawn, said');
+  await shoot(page, '19-compare-few');
+  await assertAccessible(page, 'two iterations with few datapoints in common compared');
   assertNoProblems(context);
 });
 
@@ -391,9 +616,10 @@ walk('a job\'s iterations show their results: coverage with errors, the mean wit
   assert.equal(cellsOf('candidate-1'), ['—', '—'], 'no results: dashes');
   assert.match(cellsOf('candidate-23')[0]!, /^0\.\d{3} ± 0\.\d{3}$/);
   const showcase = byIteration.get(seeded.results.showcase)!;
-  const meanTitle = await page.locator('[data-table="iterations"] tr', { hasText: 'candidate-23' }).locator('td').nth(iterationColumns.mean).locator('span').getAttribute('title');
+  const meanTitle = await page.locator('[data-table="iterations"] tr', { hasText: 'candidate-23' }).locator('td').nth(iterationColumns.mean).locator('span[title]').getAttribute('title');
   assert.ok(meanTitle?.includes(`95% CI ${Number(showcase.score_ci95!.low.toFixed(4))} to ${Number(showcase.score_ci95!.high.toFixed(4))}`), `the whole interval in the title: ${meanTitle}`);
   await shoot(page, '13-job-results');
+  await assertAccessible(page, "a job's iterations with their results");
 
   // Results written while the page is open reach its table without a reload.
   const live = seeded.runningIterations[20]!;
@@ -420,19 +646,22 @@ walk('an iteration\'s results: its summary, rows filtered and sorted (kept in th
 
   const summary = (await seeded.ada.client.get(`/api/job-iterations/${showcase}/results/summary/`)).body as Summary;
   assert.equal([summary.datapoints, summary.scored, summary.errors, summary.missing.count], [resultDatapoints, 34, 3, resultMissing.length], 'the seed, as the API sums it up');
-  const stats = await page.locator('.stats .stat').evaluateAll((cards) => cards.map((card) => [card.querySelector('.stat-label')?.textContent, card.querySelector('.stat-value')?.textContent, card.querySelector('.stat-note')?.textContent]));
+  const stats = await page.locator('.stats .stat').evaluateAll((cards) => cards.map((card) =>
+    [card.querySelector('.stat-label')?.textContent, card.querySelector('.stat-value')?.textContent, [...card.querySelectorAll('.note-line')].map((line) => line.textContent)]));
   const judged = summary.passed + summary.failed;
   const ci = summary.pass_rate_ci95!;
   assert.equal(stats, [
-    ['Mean score', three.format(summary.mean_score!), `95% CI ${three.format(summary.score_ci95!.low)}, ${three.format(summary.score_ci95!.high)}`],
-    ['Pass rate', onePercent.format(summary.pass_rate!), `95% CI ${onePercent.format(ci.low)}–${onePercent.format(ci.high)} · ${summary.passed} of ${judged}`],
-    ['Coverage', '34 / 40', 'datapoints scored (v3)'],
-    ['Errors', '3', `datapoints · ${summary.error_results} error rows`],
-    ['Missing', '3', 'datapoints without a result'],
+    ['Mean score', three.format(summary.mean_score!), [`95% CI [${three.format(summary.score_ci95!.low)}, ${three.format(summary.score_ci95!.high)}]`, 'over 34 scored datapoints']],
+    ['Pass rate', onePercent.format(summary.pass_rate!), [`95% CI [${onePercent.format(ci.low)}, ${onePercent.format(ci.high)}]`, `${summary.passed} of ${judged} passed`]],
+    ['Coverage', '34 / 40', ['datapoints scored', 'of dataset v3']],
+    ['Errors', '3', ['datapoints with only errors', `${summary.error_results} error rows in all`]],
+    ['Missing', '3', ['datapoints without a result']],
   ]);
+  const clippedNotes = await page.locator('.stats .note-line').evaluateAll((notes) => notes.filter((note) => note.scrollWidth > note.clientWidth).map((note) => note.textContent));
+  assert.equal(clippedNotes, [], 'no note is cut');
   const dimensions = await page.locator('section', { has: page.locator('h2', { hasText: 'Dimensions' }) }).locator('tbody tr').evaluateAll((trs) =>
     trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-  assert.equal(dimensions, summary.dimensions.map((dimension) => [dimension.name, String(dimension.n), three.format(dimension.mean!), `${three.format(dimension.ci95!.low)}, ${three.format(dimension.ci95!.high)}`]));
+  assert.equal(dimensions, summary.dimensions.map((dimension) => [dimension.name, String(dimension.n), three.format(dimension.mean!), `[${three.format(dimension.ci95!.low)}, ${three.format(dimension.ci95!.high)}]`]));
   assert.equal(dimensions.map((row) => [row[0], row[1]]), [['accuracy', '34'], ['tone', '34'], ['tool_use', '19']]);
 
   // The rows: datapoint, attempt, score, passed, status, latency, trace.
@@ -462,6 +691,7 @@ walk('an iteration\'s results: its summary, rows filtered and sorted (kept in th
   assert.equal(scores, [...scores].sort((a, b) => b - a));
   assert.equal([...new URL(page.url()).searchParams], [['filter', 'failed'], ['sort', '-score']]);
   await shoot(page, '14-results-failed');
+  await assertAccessible(page, "an iteration's failed results");
 
   await page.reload();
   await settled(page);
@@ -482,6 +712,7 @@ walk('an iteration\'s results: its summary, rows filtered and sorted (kept in th
   assert.equal(await shownRows(), asShown(all.results));
   assert.is(new URL(page.url()).search, '');
   await shoot(page, '15-results');
+  await assertAccessible(page, "an iteration's results");
 
   // A row's trace: its waterfall.
   const traced = seeded.results.traces[3]!;
@@ -513,6 +744,7 @@ walk('an iteration\'s results: its summary, rows filtered and sorted (kept in th
   assert.equal((await page.locator('[data-table="datapoints"] tr.picked-row td').allTextContents()).slice(0, 1), ['30'], 'its row marked, on its page');
   assert.is(url.searchParams.get('datapoints_page'), '2');
   await shoot(page, '16-dataset-datapoint');
+  await assertAccessible(page, 'a dataset version at a datapoint');
 
   await visit(context, `/console/job-iterations/${seeded.runningIterations[0]!.id}/results`);
   assert.ok(await page.getByText('This iteration has no results yet.').isVisible(), 'an iteration without results says so');
@@ -537,7 +769,9 @@ walk('a job with 10,000 iterations is interactive within a second', async (conte
   const data = (await chartData(page))!;
   assert.is(data[0]!.length, bigJobIterations);
   assert.is(data[3]!.filter((value) => value !== null).length, Math.ceil(bigJobIterations / 7), 'every seventh is kept');
+  await settled(page); // the results columns, read after the table
   await shoot(page, '09-job-10000');
+  await assertAccessible(page, 'a job with 10,000 iterations');
   assertNoProblems(context);
 });
 
@@ -545,11 +779,12 @@ walk('traces: root spans with the span filters, kept in the URL', async (context
   const { page } = context;
   await visit(context, '/console/traces');
   const traceRows = await rows(page, 'traces');
-  assert.is(traceRows.length, 19, 'twelve small traces, the big one, the hostile one, five of results');
+  assert.is(traceRows.length, 23, 'twelve small traces, the big one, the hostile one, nine of results (five of candidate-23, four of candidate-24)');
   const shownIds = traceRows.map((row) => row.at(-1)!);
   assert.ok(shownIds.every((id) => /^[0-9a-f]{8}…[0-9a-f]{8}$/.test(id)), 'ids are cut in the middle, whole in the tooltip');
-  assert.is(new Set(shownIds).size, 19, 'and still tell the traces apart (the seeded ids share their first characters)');
+  assert.is(new Set(shownIds).size, 23, 'and still tell the traces apart (the seeded ids share their first characters)');
   await shoot(page, '10-traces');
+  await assertAccessible(page, 'the traces');
   await page.check('input[name=has_error]');
   await settled(page);
   const failed = await rows(page, 'traces');
@@ -603,6 +838,7 @@ walk('a 2,000-span trace draws as a waterfall within a second; a span shows its 
   const attributes = await page.locator('.wf-detail table').first().locator('tbody tr').allTextContents();
   assert.ok(attributes.some((text) => text.includes('gen_ai.request.model') && text.includes('gpt-4o')), 'the span\'s attributes');
   await shoot(page, '11-trace');
+  await assertAccessible(page, 'a trace');
   assertNoProblems(context);
 });
 
@@ -658,7 +894,74 @@ walk('markup and script written into any field are shown as text and never run',
     }), text);
     assert.equal(found, { pwned: undefined, images: 0, scripts: 0, scriptLinks: 0, shown: true }, `${path} shows ${text}`);
     if (path.includes('/console/jobs/')) await shoot(page, '12-hostile-job');
+    if (path.endsWith('/results')) await shoot(page, '17-hostile-results');
   }
+  assertNoProblems(context);
+});
+
+/** Datapoints of the large comparison: more than the scatter draws. */
+const scaleDatapoints = 10_300;
+
+walk('two iterations compared on 10,300 datapoints: the scatter draws the first 10,000 and says so; too few in common, or another version, said plainly', async (context) => {
+  const { page, seeded } = context;
+  const client = seeded.ada.client;
+  const post = async (path: string, body: unknown) => {
+    const reply = await client.post(path, body);
+    assert.is(reply.status, 201, `POST ${path}: ${reply.text.slice(0, 300)}`);
+    return reply.body as { id: string };
+  };
+  // A project of its own, so that no other page's lists change.
+  const project = await post('/api/projects/', { name: 'Scale', slug: 'scale' });
+  const agent = await post('/api/agents/', { project: project.id, name: 'scale-bot', slug: 'scale-bot', display_name: 'Scale bot', model: 'gpt-4o-mini' });
+  const dataset = await post('/api/datasets/', { agent: agent.id, name: 'many', datapoints: Array.from({ length: scaleDatapoints }, (_, i) => ({ input: { question: `case ${i}` } })) });
+  const job = await post('/api/jobs/', { agent: agent.id, job_type: 'prompt_tuning', status: 'completed', baseline_score: 0.5 });
+  const sides = [];
+  for (const [i, seed] of [[0, 51], [1, 52]] as const) {
+    const iteration = await post('/api/job-iterations/', { job: job.id, iteration_name: `scale-${i + 1}`, order: i, avg_score: 0.5 });
+    for (let start = 0; start < scaleDatapoints; start += 1_000) {
+      await writeResults(client, iteration.id, dataset.id, Array.from({ length: Math.min(1_000, scaleDatapoints - start) }, (_, k) => caseResult(start + k, 0, seed)));
+    }
+    sides.push(iteration.id);
+  }
+  // Cold: the comparison's statistics (a bootstrap of 10,000 resamples) are computed on this visit.
+  const started = performance.now();
+  await page.goto(`${context.running.url}/console/job-iterations/${sides[0]}/compare/${sides[1]}`);
+  await page.locator('.verdict-sentence').waitFor({ timeout: 30_000 });
+  const verdictMs = performance.now() - started;
+  await page.waitForFunction((count) => document.querySelectorAll('svg.scatter .scatter-point').length === count, 10_000, { timeout: 30_000, polling: 50 });
+  console.log(`  a cold comparison of ${scaleDatapoints.toLocaleString('en-US')} paired datapoints: the verdict in ${verdictMs.toFixed(0)} ms, the scatter (10,000 drawn) in ${(performance.now() - started).toFixed(0)} ms`);
+  await settled(page);
+  assert.is(await page.locator('[data-scatter-note]').textContent(), 'Showing the first 10,000 of 10,300 paired datapoints, in datapoint order.');
+  assert.equal(await clippedNotes(page), [], 'no note is cut, with counts of five digits');
+  const orders = await page.locator('svg.scatter .scatter-point').evaluateAll((marks) => marks.map((mark) => Number((mark as SVGElement).dataset.order)));
+  assert.equal([Math.min(...orders), Math.max(...orders), new Set(orders).size], [0, 9_999, 10_000], 'the first 10,000, each once');
+  // Picking from the keyboard at this size: End goes to the last drawn.
+  await page.locator('svg.scatter .scatter-point[tabindex="0"]').focus();
+  await page.keyboard.press('End');
+  assert.is(await page.locator('[data-picked] h3').textContent(), 'Datapoint #9999');
+  await shoot(page, '20-compare-10000');
+  await assertAccessible(page, 'two iterations compared on 10,300 datapoints');
+
+  // Five datapoints in common: too few for a verdict, and said so.
+  const few = await post('/api/job-iterations/', { job: job.id, iteration_name: 'scale-3', order: 2, avg_score: 0.5 });
+  await writeResults(client, few.id, dataset.id, Array.from({ length: 5 }, (_, order) => caseResult(order, 0, 53)));
+  await visit(context, `/console/job-iterations/${sides[0]}/compare/${few.id}`);
+  assert.is(await page.locator('#view .block').first().getAttribute('data-verdict'), 'insufficient_data');
+  assert.is(await page.locator('.verdict-sentence').textContent(), 'Too few paired datapoints for a verdict: 5 paired, at least 10 are needed.');
+  assert.is(await page.locator('[data-unpaired]').textContent(), 'Not paired: 10,295 scored by scale-1 only (never imputed).');
+  assert.is(await page.locator('svg.scatter .scatter-point').count(), 5);
+  await shoot(page, '21-compare-insufficient');
+  await assertAccessible(page, 'two iterations compared on five datapoints');
+
+  // Results of another version of the dataset: not comparable, with the API's reason.
+  const other = await post('/api/datasets/', { agent: agent.id, name: 'few', datapoints: [{ input: { question: 'one' } }, { input: { question: 'two' } }] });
+  const moved = await post('/api/job-iterations/', { job: job.id, iteration_name: 'scale-4', order: 3, avg_score: 0.5 });
+  await writeResults(client, moved.id, other.id, [caseResult(0, 0, 54), caseResult(1, 0, 54)]);
+  await visit(context, `/console/job-iterations/${sides[0]}/compare/${moved.id}`);
+  assert.is(await page.locator('#view .block').first().getAttribute('data-verdict'), 'not_comparable');
+  assert.is(await page.locator('.verdict-sentence').textContent(), 'Not comparable: different dataset versions: 1 and 2.');
+  assert.equal(await page.locator('svg.scatter, [data-flips]').count(), 0);
+  await assertAccessible(page, 'two iterations of different dataset versions compared');
   assertNoProblems(context);
 });
 

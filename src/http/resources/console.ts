@@ -39,6 +39,7 @@ const files: Readonly<Record<string, { path: string; type: string }>> = {
       'projects-page.js',
       'results-page.js',
       'router.js',
+      'scatter.js',
       'score-chart.js',
       'sign-in.js',
       'table.js',
