@@ -924,8 +924,10 @@ export interface components {
             backtest_metadata?: components["schemas"]["common.json"];
             backtest_model_suggestions?: components["schemas"]["common.json"];
             consistency_rules?: components["schemas"]["common.json"];
+            /** @default false */
             dataset_has_expected_output?: components["schemas"]["common.booleanOrNull"];
             dataset_input_keys?: components["schemas"]["common.json"];
+            /** @default 0 */
             dataset_size?: components["schemas"]["common.int64OrNull"];
             /** @default  */
             description?: components["schemas"]["common.textOrNull"];
@@ -1014,8 +1016,10 @@ export interface components {
             backtest_metadata?: components["schemas"]["common.json"];
             backtest_model_suggestions?: components["schemas"]["common.json"];
             consistency_rules?: components["schemas"]["common.json"];
+            /** @default false */
             dataset_has_expected_output?: components["schemas"]["common.booleanOrNull"];
             dataset_input_keys?: components["schemas"]["common.json"];
+            /** @default 0 */
             dataset_size?: components["schemas"]["common.int64OrNull"];
             /** @default  */
             description?: components["schemas"]["common.textOrNull"];
@@ -1385,6 +1389,19 @@ export interface components {
         };
         /** @enum {string|null} */
         "datasets.fields.source": "seed" | "synthetic" | "augmented" | "production" | null;
+        /** @description An iteration as a comparison names it: no code or dimensions, which are compared. */
+        "iterations.compared-iteration-response": {
+            /** Format: uuid */
+            id: string;
+            iteration_name: string;
+            /** Format: uuid */
+            job: string;
+            order: number | null;
+            status: components["schemas"]["iterations.fields.status"];
+            avg_score: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         /** @enum {string|null} */
         "iterations.fields.status": "keep" | "discard" | null;
         "iterations.iteration": {
@@ -1401,8 +1418,8 @@ export interface components {
         };
         /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. `results` compares their results per datapoint. */
         "iterations.iteration-comparison-response": {
-            from: components["schemas"]["iterations.iteration-comparison-response.iteration"];
-            to: components["schemas"]["iterations.iteration-comparison-response.iteration"];
+            from: components["schemas"]["iterations.compared-iteration-response"];
+            to: components["schemas"]["iterations.compared-iteration-response"];
             avg_score: components["schemas"]["iterations.iteration-comparison-response.comparison"];
             /** @description Every top-level key of either side's dimension_scores (when an object) whose value is a number on at least one side, sorted by name; a side without a number there is null. */
             dimensions: components["schemas"]["iterations.iteration-comparison-response.dimension"][];
@@ -1422,19 +1439,6 @@ export interface components {
             to: number | null;
             /** @description to - from; null unless both are numbers. */
             delta: number | null;
-        };
-        "iterations.iteration-comparison-response.iteration": {
-            /** Format: uuid */
-            id: string;
-            iteration_name: string;
-            /** Format: uuid */
-            job: string;
-            order: number | null;
-            /** @enum {string|null} */
-            status: "keep" | "discard" | null;
-            avg_score: number | null;
-            /** Format: date-time */
-            created_at: string;
         };
         /** @description A page of iterations.iteration-response. */
         "iterations.iteration-page": {
@@ -1591,7 +1595,7 @@ export interface components {
              * @description Absolute URL of the previous page; null on the first page.
              */
             previous: string | null;
-            results: components["schemas"]["jobs.job-progress-response.point"][];
+            results: components["schemas"]["jobs.progress-point-response"][];
             /** @description Iterations by status; unset is a null status. */
             counts: {
                 keep: number;
@@ -1607,19 +1611,6 @@ export interface components {
             best_score: number | null;
             /** @description The job as its list shows it (without its iterations), so that a chart needs no other request. */
             job: components["schemas"]["jobs.job-list-item-response"];
-        };
-        "jobs.job-progress-response.point": {
-            /** Format: uuid */
-            id: string;
-            order: number | null;
-            iteration_name: string;
-            avg_score: number | null;
-            /** @enum {string|null} */
-            status: "keep" | "discard" | null;
-            /** Format: date-time */
-            created_at: string;
-            /** @description The highest avg_score of this and every earlier iteration; null until one has a score. */
-            best_so_far: number | null;
         };
         /** @description A job with its iterations. */
         "jobs.job-response": {
@@ -1657,6 +1648,19 @@ export interface components {
             triggered_by: number | null;
             /** @description The job's agent's display_name, else its name; null when the job has no agent. */
             agent_display_name: string | null;
+        };
+        /** @description An iteration as a job's progress draws it: without its code, with the best score reached by then. */
+        "jobs.progress-point-response": {
+            /** Format: uuid */
+            id: string;
+            order: number | null;
+            iteration_name: string;
+            avg_score: number | null;
+            status: components["schemas"]["iterations.fields.status"];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The highest avg_score of this and every earlier iteration; null until one has a score. */
+            best_so_far: number | null;
         };
         "memberships.membership-add": {
             user_id?: number | null;
@@ -1697,6 +1701,7 @@ export interface components {
             slug: components["schemas"]["common.slug"];
             /** @default  */
             description?: string | null;
+            /** @default true */
             is_active?: components["schemas"]["common.booleanOrNull"];
             settings?: components["schemas"]["common.json"];
         };
@@ -1722,6 +1727,7 @@ export interface components {
             slug?: components["schemas"]["common.slug"];
             /** @default  */
             description?: string | null;
+            /** @default true */
             is_active?: components["schemas"]["common.booleanOrNull"];
             settings?: components["schemas"]["common.json"];
         };

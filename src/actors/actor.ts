@@ -19,6 +19,7 @@ import { StoreCorruptError, type Journal, type RecoveredStream, type StreamRef }
 import { ActorUnavailable } from './actor-unavailable.ts';
 import type { ActorKind, JsonText } from './actor-kind.ts';
 import { SerialQueue } from './serial-queue.ts';
+import { StreamCursor } from './stream-cursor.ts';
 import type { UniqueClaims } from './unique-claims.ts';
 
 export { ActorUnavailable } from './actor-unavailable.ts';
@@ -95,13 +96,8 @@ export class Actor<State, Command, Event> implements StreamActor {
   readonly stream: StreamRef;
   /** The working state, with every decided batch applied (committed or not). */
   private state: State;
-  /** The seq, snapshot and stored parts of the working state, as the commits started make them. */
-  private seq: number;
-  private snapshotSeq: number;
-  /** Entries the snapshot covers that are still stored: after `removedThrough`, through `coveredThrough`. */
-  private removedThrough: number;
-  private coveredThrough: number;
-  private storedParts: Set<string>;
+  /** The seq, snapshot, covered entries and stored parts of the working state, as the commits started make them. */
+  private cursor: StreamCursor;
   /** The seq the store holds: that of the last commit that was durable. */
   private durableSeq: number;
   /** Claim keys of the durable state, one hold each. */
@@ -127,12 +123,8 @@ export class Actor<State, Command, Event> implements StreamActor {
     this.stream = { kind: kind.name, id };
     const loaded = this.load(recovered);
     this.state = loaded.state;
-    this.seq = loaded.seq;
-    this.durableSeq = loaded.seq;
-    this.snapshotSeq = loaded.snapshotSeq;
-    this.removedThrough = loaded.removedThrough;
-    this.coveredThrough = loaded.coveredThrough;
-    this.storedParts = loaded.storedParts;
+    this.cursor = loaded.cursor;
+    this.durableSeq = loaded.cursor.seq;
   }
 
   /** The working state: for the actor itself, its joint operations, and recovery only. */
@@ -177,7 +169,7 @@ export class Actor<State, Command, Event> implements StreamActor {
    * them durable; the caller commits them and then calls finish(), or abandon() on failure.
    */
   stage(events: readonly Event[]): StagedWrite {
-    const batch: Batch<Command, Event> = { messages: [this.apply(undefined, events)], seq: this.seq, gone: false };
+    const batch: Batch<Command, Event> = { messages: [this.apply(undefined, events)], seq: this.cursor.seq, gone: false };
     const { ops } = this.commitOf(batch);
     return {
       ops,
@@ -194,8 +186,9 @@ export class Actor<State, Command, Event> implements StreamActor {
    * removing every entry it covers: a stopped store is left as compact as it can be.
    */
   snapshotNow(): StagedWrite | undefined {
-    if (this.seq === this.snapshotSeq || this.kind.decider.isGone(this.state)) return undefined;
-    const snapshot = this.snapshotOps(this.seq, this.seq, Infinity);
+    if (this.cursor.sinceSnapshot === 0 || this.kind.decider.isGone(this.state)) return undefined;
+    const { seq } = this.cursor;
+    const snapshot = this.snapshotOps(seq, seq, Infinity);
     return { ops: snapshot.ops, finish: snapshot.done, abandon: () => {} };
   }
 
@@ -204,7 +197,8 @@ export class Actor<State, Command, Event> implements StreamActor {
    * in the project in the same commit as the project's own.
    */
   end(): StagedWrite {
-    const ops = this.env.journal.dropOps(this.stream, this.removedThrough, this.seq, this.storedParts);
+    const { removedThrough, seq, storedParts } = this.cursor;
+    const ops = this.env.journal.dropOps(this.stream, removedThrough, seq, storedParts);
     return {
       ops,
       finish: () => {
@@ -254,7 +248,7 @@ export class Actor<State, Command, Event> implements StreamActor {
       open.messages.push(...messages);
       open.corrupted ??= corrupted;
     } else {
-      this.start({ messages, seq: this.seq, gone: false, corrupted });
+      this.start({ messages, seq: this.cursor.seq, gone: false, corrupted });
     }
     // Applying an event failed: the working state can no longer be trusted. Its batch writes
     // nothing and fails behind the commits in flight; nothing more is decided until the reload.
@@ -439,15 +433,15 @@ export class Actor<State, Command, Event> implements StreamActor {
    */
   private commitOf(batch: Batch<Command, Event>): { ops: KvOp[]; appended?: KvRef } {
     const eventful = batch.messages.flatMap((message) => ('events' in message && message.events.length > 0 ? [message.events] : []));
-    const previousSeq = this.seq;
-    this.seq = batch.seq = previousSeq + eventful.length;
+    const { cursor } = this;
+    const previousSeq = cursor.advance(eventful.length);
+    batch.seq = cursor.seq;
     batch.gone = eventful.length > 0 && this.kind.decider.isGone(this.state);
-    assert.ok(this.snapshotSeq <= previousSeq, 'a snapshot never runs ahead of the journal');
     if (eventful.length === 0) return { ops: [] };
-    if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, this.removedThrough, previousSeq, this.storedParts) };
+    if (batch.gone) return { ops: this.env.journal.dropOps(this.stream, cursor.removedThrough, previousSeq, cursor.storedParts) };
     const removalsMax = this.env.limits.journalRemovalsPerCommitMax;
-    if (this.seq - this.snapshotSeq >= Math.max(this.env.limits.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
-      const snapshot = this.snapshotOps(this.seq, previousSeq, removalsMax);
+    if (cursor.sinceSnapshot >= Math.max(this.env.limits.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
+      const snapshot = this.snapshotOps(cursor.seq, previousSeq, removalsMax);
       snapshot.done();
       return { ops: snapshot.ops };
     }
@@ -466,11 +460,8 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** Ops removing up to `removalsMax` of the covered entries still stored, oldest first. */
   private coveredRemovalOps(removalsMax: number): KvOp[] {
-    if (this.removedThrough >= this.coveredThrough) return [];
-    const through = Math.min(this.coveredThrough, this.removedThrough + removalsMax);
-    const ops = this.env.journal.removalOps(this.stream, this.removedThrough, through);
-    this.removedThrough = through;
-    return ops;
+    const removal = this.cursor.removeCovered(removalsMax);
+    return removal ? this.env.journal.removalOps(this.stream, removal.after, removal.through) : [];
   }
 
   /**
@@ -479,23 +470,13 @@ export class Actor<State, Command, Event> implements StreamActor {
    * `done` records them as written.
    */
   private snapshotOps(seq: number, journaledSeq: number, removalsMax: number): { ops: KvOp[]; done: () => void } {
-    assert.ok(this.snapshotSeq <= journaledSeq && journaledSeq <= seq, 'a snapshot covers what was written, and no earlier snapshot is ahead of it');
-    const encoded = this.kind.codec.encode(this.state, this.storedParts, this.env.jsonText);
+    const removal = this.cursor.snapshotRemoval(seq, journaledSeq, removalsMax);
+    const encoded = this.kind.codec.encode(this.state, this.cursor.storedParts, this.env.jsonText);
     const ops = [this.env.journal.snapshotOp(this.stream, seq, encoded.value)];
     for (const [part, value] of encoded.newParts) ops.push(this.env.journal.partOp(this.stream, part, value));
     for (const part of encoded.staleParts) ops.push(this.env.journal.partOp(this.stream, part, undefined));
-    const through = Math.min(journaledSeq, this.removedThrough + removalsMax);
-    ops.push(...this.env.journal.removalOps(this.stream, this.removedThrough, through));
-    return {
-      ops,
-      done: () => {
-        this.snapshotSeq = seq;
-        this.removedThrough = through;
-        this.coveredThrough = journaledSeq;
-        for (const [part] of encoded.newParts) this.storedParts.add(part);
-        for (const part of encoded.staleParts) this.storedParts.delete(part);
-      },
-    };
+    ops.push(...this.env.journal.removalOps(this.stream, removal.after, removal.through));
+    return { ops, done: () => this.cursor.snapshotWritten(seq, journaledSeq, removal.through, encoded) };
   }
 
   private isEvent(event: unknown): boolean {
@@ -517,17 +498,13 @@ export class Actor<State, Command, Event> implements StreamActor {
    */
   private reload(): void {
     const loaded = this.load(this.env.journal.loadStream(this.stream));
-    assert.equal(loaded.seq, this.durableSeq, 'the store holds exactly the commits acknowledged');
+    assert.equal(loaded.cursor.seq, this.durableSeq, 'the store holds exactly the commits acknowledged');
     this.state = loaded.state;
-    this.seq = loaded.seq;
-    this.snapshotSeq = loaded.snapshotSeq;
-    this.removedThrough = loaded.removedThrough;
-    this.coveredThrough = loaded.coveredThrough;
-    this.storedParts = loaded.storedParts;
+    this.cursor = loaded.cursor;
     assert.deepEqual(this.kind.claimsOf(this.state).map((claim) => claim.key), this.durableClaims, 'the durable state holds its claims');
   }
 
-  private load(stream: RecoveredStream | undefined) {
+  private load(stream: RecoveredStream | undefined): { state: State; cursor: StreamCursor } {
     const { decider, codec } = this.kind;
     let state = decider.initialState();
     let storedParts = new Set<string>();
@@ -543,13 +520,6 @@ export class Actor<State, Command, Event> implements StreamActor {
         state = decider.evolve(state, event);
       }
     }
-    const snapshotSeq = stream?.snapshot?.seq ?? 0;
-    const seq = stream?.entries.at(-1)?.seq ?? snapshotSeq;
-    assert.ok(snapshotSeq <= seq, 'a stream ends at or after its snapshot');
-    // Covered entries still stored are removed from the first on, however many commits that takes.
-    const covered = stream?.covered;
-    const removedThrough = covered ? covered.from - 1 : snapshotSeq;
-    const coveredThrough = covered ? covered.through : snapshotSeq;
-    return { state, seq, snapshotSeq, removedThrough, coveredThrough, storedParts };
+    return { state, cursor: StreamCursor.loaded(stream, storedParts) };
   }
 }

@@ -23,7 +23,6 @@ export type IdentityActor = KindActor<IdentityKind>;
 /** The actor of a stream of kind K. */
 export type ActorOf<K extends StreamKindName> = KindActor<StreamKinds[K]>;
 export type ProjectActor = ActorOf<'project'>;
-export type AgentActor = ActorOf<'agent'>;
 export type JobActor = ActorOf<'job'>;
 type CommandOf<K extends StreamKindName> = Parameters<ActorOf<K>['ask']>[0];
 type EventsOf<K extends StreamKindName> = Awaited<ReturnType<ActorOf<K>['ask']>>;
@@ -109,7 +108,7 @@ export class Registry {
    * The one way a route writes to a record: ask its actor (gone meanwhile: not found) inside the
    * gates of the projects the write lands in, so that a project being deleted refuses it.
    */
-  write<S, C, E>(actor: Actor<S, C, E> | undefined, projects: readonly string[], command: C): Promise<readonly E[]> {
+  ask<S, C, E>(actor: Actor<S, C, E> | undefined, projects: readonly string[], command: C): Promise<readonly E[]> {
     if (!actor) return Promise.reject(notFound());
     return this.gates.pass(projects, () => actor.ask(command));
   }

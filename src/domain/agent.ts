@@ -1,7 +1,7 @@
 // An agent and its dataset versions: one stream per agent, so that versions are assigned one
 // after another even when datasets are posted concurrently.
 import type { Decider } from './decider.ts';
-import { agentBlankText, agentWritableFields, writableOrDefault, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
+import { agentBlankText, agentDefaults, agentWritableFields, writableOrDefault, type Agent, type Datapoint, type Dataset, type Json, type Timestamp, type Uuid } from './records.ts';
 import { invalid, invalidPk, notFound } from './rejection.ts';
 
 export interface AgentState {
@@ -13,7 +13,10 @@ export interface AgentState {
 
 export type AgentChanges = Partial<Omit<Agent, 'id' | 'created_at' | 'updated_at'>>;
 
-/** A new agent record: every writable field as given, else its default (is_deleted false). */
+/**
+ * A new agent record: every writable field as given, else its default (text "", the `agentDefaults`
+ * booleans and counts, is_deleted false, the rest null).
+ */
 export function newAgent(
   identity: { id: string; now: Timestamp; project: string; name: string; slug: string },
   fields: AgentChanges = {},
@@ -22,7 +25,7 @@ export function newAgent(
     id: identity.id,
     created_at: identity.now,
     updated_at: identity.now,
-    ...writableOrDefault(agentWritableFields, fields, agentBlankText),
+    ...writableOrDefault(agentWritableFields, fields, agentBlankText, agentDefaults),
     project: identity.project,
     name: identity.name,
     slug: identity.slug,

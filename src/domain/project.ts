@@ -1,6 +1,6 @@
 // A project and its memberships: one stream per project.
 import type { Decider } from './decider.ts';
-import type { Membership, Project, Timestamp, User, Uuid } from './records.ts';
+import { projectDefaults, type Membership, type Project, type Timestamp, type User, type Uuid } from './records.ts';
 import { forbidden, invalid, notFound } from './rejection.ts';
 
 export interface ProjectState {
@@ -12,7 +12,10 @@ export interface ProjectState {
 
 export type ProjectChanges = Partial<Pick<Project, 'name' | 'slug' | 'description' | 'is_active' | 'settings'>>;
 
-/** A new project: optional fields null unless given. */
+/**
+ * A new project: an omitted description reads "", an omitted is_active its model's default
+ * (`projectDefaults`), omitted settings null; an explicit null stays null.
+ */
 export function newProject(identity: { id: Uuid; now: Timestamp; name: string; slug: string }, fields: ProjectChanges = {}): Project {
   return {
     id: identity.id,
@@ -21,7 +24,7 @@ export function newProject(identity: { id: Uuid; now: Timestamp; name: string; s
     name: identity.name,
     slug: identity.slug,
     description: fields.description === undefined ? '' : fields.description,
-    is_active: fields.is_active ?? null,
+    is_active: fields.is_active === undefined ? projectDefaults.is_active : fields.is_active,
     settings: fields.settings ?? null,
   };
 }

@@ -40,6 +40,9 @@ export interface Project {
   readonly settings: Json;
 }
 
+/** Project fields that read back as their model's default (not null) when omitted on create. */
+export const projectDefaults = { is_active: true } as const satisfies Readonly<Record<string, Json>>;
+
 export interface Membership {
   readonly id: Uuid;
   readonly project: Uuid;
@@ -66,6 +69,9 @@ export type AgentWritableField = (typeof agentWritableFields)[number];
 export const agentBlankText: ReadonlySet<string> = new Set([
   'agent_path', 'analyzer_model', 'description', 'display_name', 'entrypoint_fn', 'model', 'policy_markdown', 'status',
 ]);
+
+/** Agent fields that read back as their model's default (not null) when omitted on create. */
+export const agentDefaults: Readonly<Partial<Record<AgentWritableField, Json>>> = { dataset_has_expected_output: false, dataset_size: 0 };
 
 export type Agent = {
   readonly id: Uuid;
@@ -171,13 +177,21 @@ export interface JobIteration {
 
 /**
  * Every writable field of a new record: as given, else what DRF's model stores for an omitted
- * optional field: a blank string for the text fields listed in `blankText`, null for the rest
- * (JSON, numbers, booleans, references). An explicit null stays null.
+ * optional field: a blank string for the text fields listed in `blankText`, the model's default
+ * for the fields in `defaults` (a boolean or a count), null for the rest (JSON, numbers without a
+ * default, references). An explicit null stays null (the model's fields are null=True).
  */
-export function writableOrDefault(writable: readonly string[], given: object, blankText: ReadonlySet<string>): Record<string, unknown> {
+export function writableOrDefault(
+  writable: readonly string[],
+  given: object,
+  blankText: ReadonlySet<string>,
+  defaults: Readonly<Record<string, Json | undefined>> = {},
+): Record<string, unknown> {
   const fields = given as Readonly<Record<string, unknown>>;
   const record: Record<string, unknown> = {};
-  for (const field of writable) record[field] = field in fields ? fields[field] : blankText.has(field) ? '' : null;
+  for (const field of writable) {
+    record[field] = field in fields ? fields[field] : blankText.has(field) ? '' : (defaults[field] ?? null);
+  }
   return record;
 }
 

@@ -11,6 +11,7 @@ import { ProjectClosed } from '../actors/project-gates.ts';
 import { AuthError } from '../auth/auth-error.ts';
 import { Rejected, type FieldErrors } from '../domain/rejection.ts';
 import { InvalidPage } from '../query/pagination.ts';
+import { NoProjectForSpans } from '../traces/no-project-for-spans.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -84,6 +85,7 @@ export function toApiError(error: unknown): ApiError | null {
     }
   }
   if (error instanceof ActorUnavailable) return fail.unavailable(error.message, error.retryAfterSeconds);
+  if (error instanceof NoProjectForSpans) return fail.badRequest(error.message);
   if (error instanceof ProjectClosed) return fail.notFound();
   const status = (error as StatusError)?.status ?? (error as StatusError)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) return fromClientStatus(error as StatusError, status);

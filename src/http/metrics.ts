@@ -7,6 +7,7 @@
 // Only aggregates are exposed: route patterns (never raw paths or ids), statuses, mailbox depths
 // per actor kind, store size and span counts. Nothing names a tenant or a record.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { identityKind, streamKinds } from '../actors/kinds.ts';
 import type { RequestObserver } from './observability.ts';
 
 /** Where the figures read at scrape time come from. */
@@ -21,7 +22,8 @@ export interface MetricSources {
   spanResults(): { applied: number; notApplied: number };
 }
 
-const actorKinds = ['identity', 'project', 'agent', 'job'] as const;
+/** Every actor kind, from the kinds table: each has its mailbox figures, zero while none waits. */
+const actorKinds = [identityKind.name, ...Object.keys(streamKinds)];
 const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** From 0.5 ms: most answers come from memory, well under prom-client's smallest default bucket. */
 const durationBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

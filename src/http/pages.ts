@@ -1,14 +1,13 @@
-// The HTTP end of the list pipeline: turns a validated query into a ListRequest by what its query
-// schema declares (validation/list-vocabulary.ts), runs it, and answers DRF's paginated envelope
-// with absolute next/previous links. Each list endpoint keeps its answers until what they were
-// read from changes (listEndpoint).
+// The HTTP end of the list pipeline: turns a validated query into a list request by what its query
+// schema declares (validation/list-vocabulary.ts's listRequestOf), runs it (query/list.ts's
+// runList, or a list's own `read`; both read their pages through query/read-page.ts), and answers
+// DRF's paginated envelope with absolute next/previous links. Each list endpoint keeps its answers
+// until what they were read from changes (listEndpoint).
 import type { Identified } from '../query/collection.ts';
 import type { Filter } from '../query/filters.ts';
 import { runList, type Listable, type ListRequest } from '../query/list.ts';
-import { parseOrdering } from '../query/ordering.ts';
 import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
-import { splitSearchTerms } from '../query/search.ts';
-import { listDeclaration, partitionsOf, type ListDeclaration } from '../validation/list-vocabulary.ts';
+import { listDeclaration, listRequestOf, type ListDeclaration } from '../validation/list-vocabulary.ts';
 import { AnswerCache } from './answer-cache.ts';
 import type { Uses } from './deps.ts';
 import { withLiveFields } from './representations.ts';
@@ -89,20 +88,7 @@ function pageText<T extends object, R>(
   declaration: ListDeclaration,
   scope: ListScope<T>,
 ): string {
-  const { limits } = deps.config;
-  const query = ctx.state.query;
-  const filters: Filter[] = [...(scope.fixedFilters ?? [])];
-  for (const filter of declaration.filters) {
-    const value = query[filter.param];
-    if (value !== undefined) filters.push({ field: filter.field, op: filter.op, value: filter.parse(value) });
-  }
-  const request = {
-    partitions: partitionsOf(declaration, query, scope.partitions),
-    filters,
-    searchTerms: typeof query.search === 'string' ? splitSearchTerms(query.search, limits.searchTermsMax) : [],
-    searchFields: declaration.search,
-    ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
-  };
+  const request = listRequestOf(declaration, ctx.state.query, deps.config.limits, scope.partitions, scope.fixedFilters);
   const { collection } = scope;
   const read = 'read' in collection ? (asked: ListRequest) => collection.read(asked) : (asked: ListRequest) => runList(collection, asked) as Page<T>;
   const page = paginate(ctx, deps, (offset, limit) => read({ ...request, offset, limit }), (record) => record);

@@ -1,28 +1,33 @@
-// The one list pipeline every resource uses: pick the narrowest index, filter, search, order,
-// and cut one page. In the default ordering (or its reverse) a page comes straight from sorted
-// lists; any other ordering selects the page from the matching records (query/sources.ts, shared
-// with the span queries). It runs over an indexed Collection or over one array already kept in
-// its default ordering (a dataset's datapoints).
-import { Collection, type Identified } from './collection.ts';
+// The list pipeline of records: a Collection or an array already kept in its default ordering (a
+// dataset's datapoints) supplies its sources in that ordering, and the one reader
+// (query/read-page.ts) filters, searches, orders and cuts the page. A collection's source per
+// visible partition is the smallest sorted list an exact filter on an indexed field allows (or
+// every record), so a page in the default ordering or its reverse stops reading once full, and
+// with nothing left to test it is a positional slice of that list. Requests are made from a query
+// string by validation/list-vocabulary.ts's listRequestOf.
+import { Collection, type Identified, type Partition } from './collection.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from './filters.ts';
-import { comparatorFor, isReverseOf, isSameOrdering, type OrderKey, type RecordComparator } from './ordering.ts';
+import { comparatorFor, type OrderKey, type RecordComparator } from './ordering.ts';
 import type { Page } from './pagination.ts';
-import { pageOf, selectFirst, where } from './sources.ts';
+import { narrowest, othersThan, readPage, type PageSource } from './read-page.ts';
 import { searchPredicate } from './search.ts';
 import type { SortedList } from './sorted-list.ts';
 
-export interface ListRequest {
-  /** The partitions (projects) the caller may see. */
-  partitions: Iterable<string>;
+/** What a list is asked for, apart from the page. */
+export interface ListSelection {
+  /** The partitions (projects) the caller may see, narrowed by the query's partition parameter. */
+  partitions: readonly string[];
   filters: readonly Filter[];
   searchTerms: readonly string[];
   searchFields: readonly string[];
   /** null: the resource's default ordering. */
   ordering: readonly OrderKey[] | null;
+}
+
+export interface ListRequest extends ListSelection {
   offset: number;
   limit: number;
 }
-
 
 /** Records of one partition in an array kept in `defaultOrdering` (it is never re-sorted). */
 export interface SortedRecords<T> {
@@ -36,103 +41,103 @@ export interface SortedRecords<T> {
 /** What a list runs over. */
 export type Listable<T extends Identified> = Collection<T> | SortedRecords<T>;
 
-/** A sorted list or array, read from a position forwards or from the end backwards. */
-interface SortedSource<T> {
-  readonly length: number;
-  iterate(start?: number, reverse?: boolean): Iterable<T>;
+/** What a listable supplies for one request: sources in its default ordering, and the filters they leave to test. */
+interface Supplied<T> {
+  sources: PageSource<T>[];
+  residual: readonly Filter[];
+  defaultOrdering: readonly OrderKey[];
+  compare: RecordComparator;
 }
 
 export function runList<T extends Identified>(listable: Listable<T>, request: ListRequest): Page<T> {
   const { sources, residual, defaultOrdering, compare } =
     listable instanceof Collection ? collectionSources(listable, request) : sortedRecordsSources(listable, request);
-  const predicate = allOf([
-    ...residual.map(predicateFor),
-    ...[searchPredicate(request.searchTerms, request.searchFields)].filter((p): p is Predicate => p !== null),
-  ]);
-  const ordering = request.ordering ?? defaultOrdering;
-  if (isSameOrdering(ordering, defaultOrdering) || isReverseOf(ordering, defaultOrdering)) {
-    const reverse = !isSameOrdering(ordering, defaultOrdering);
-    return fromSortedSources(sources, compare, reverse, predicate, request.offset, request.limit);
-  }
-  const matching = sources.map((source) => where(source.iterate(), predicate));
-  return selectFirst(matching, comparatorFor(ordering), request.offset, request.limit);
+  const predicates: Predicate[] = residual.map(predicateFor);
+  const search = searchPredicate(request.searchTerms, request.searchFields);
+  if (search) predicates.push(search);
+  return readPage<T>({
+    sources,
+    sourceOrder: defaultOrdering,
+    compareInSourceOrder: compare,
+    ordering: request.ordering ?? defaultOrdering,
+    comparatorFor,
+    predicate: allOf(predicates),
+    offset: request.offset,
+    limit: request.limit,
+  });
 }
 
 /** The array itself when its partition is visible; every filter is left to the predicate. */
-function sortedRecordsSources<T>(sorted: SortedRecords<T>, request: ListRequest) {
-  const visible = [...request.partitions].includes(sorted.partition);
+function sortedRecordsSources<T>(sorted: SortedRecords<T>, request: ListRequest): Supplied<T> {
   return {
-    sources: visible ? [arraySource(sorted.records)] : [],
+    sources: request.partitions.includes(sorted.partition) ? [arraySource(sorted.records)] : [],
     residual: request.filters,
     defaultOrdering: sorted.defaultOrdering,
     compare: comparatorFor(sorted.defaultOrdering),
   };
 }
 
-function arraySource<T>(records: readonly T[]): SortedSource<T> {
+/**
+ * Per visible partition, the smallest sorted list an exact filter on an indexed field allows
+ * (the filter chosen is the one with the fewest records over all those partitions), or every
+ * record when no filter is indexed. A partition's full list is only touched when it is the one
+ * read (it may need building).
+ */
+function collectionSources<T extends Identified>(collection: Collection<T>, request: ListRequest): Supplied<T> {
+  const partitions: Partition<T>[] = [];
+  for (const key of new Set(request.partitions)) {
+    const partition = collection.partition(key);
+    if (partition) partitions.push(partition);
+  }
+  const indexed = collection.spec.indexedFields as readonly string[];
+  const chosen = narrowest(request.filters, (filter) => {
+    if (!indexed.includes(filter.field)) return null;
+    let size = 0;
+    for (const partition of partitions) size += partition.byField.get(filter.field)!.get(filter.value)?.length ?? 0;
+    return size;
+  });
+  const sources: PageSource<T>[] = [];
+  for (const partition of partitions) {
+    const list = chosen ? partition.byField.get(chosen.filter.field)!.get(chosen.filter.value) : partition.all;
+    if (list) sources.push(sortedListSource(list));
+  }
   return {
-    length: records.length,
-    *iterate(start = 0, reverse = false) {
-      if (reverse) for (let i = records.length - 1 - start; i >= 0; i--) yield records[i]!;
-      else for (let i = start; i < records.length; i++) yield records[i]!;
-    },
-  };
-}
-
-function collectionSources<T extends Identified>(collection: Collection<T>, request: ListRequest) {
-  return {
-    ...chooseSources(collection, request),
+    sources,
+    residual: othersThan(request.filters, chosen?.filter ?? null),
     defaultOrdering: collection.spec.defaultOrdering,
     compare: collection.compare,
   };
 }
 
-/**
- * Per visible partition, the smallest sorted list an exact filter on an indexed field allows
- * (or every record, when no filter is indexed), and the filters that list does not satisfy.
- * A partition's full list is only touched when it is the one read (it may need building).
- */
-function chooseSources<T extends Identified>(collection: Collection<T>, request: ListRequest) {
-  const partitions = [...new Set(request.partitions)]
-    .map((key) => collection.partition(key))
-    .filter((partition) => partition !== undefined);
-  const indexed = request.filters.filter(
-    (filter) => filter.op === 'exact' && (collection.spec.indexedFields as readonly string[]).includes(filter.field),
-  );
-  let chosen: { filter: Filter; lists: SortedList<T>[]; size: number } | null = null;
-  for (const filter of indexed) {
-    const lists = partitions
-      .map((partition) => partition.byField.get(filter.field)!.get(filter.value))
-      .filter((list) => list !== undefined);
-    const size = lists.reduce((total, list) => total + list.length, 0);
-    if (!chosen || size < chosen.size) chosen = { filter, lists, size };
-  }
+function sortedListSource<T>(list: SortedList<T>): PageSource<T> {
   return {
-    sources: chosen ? chosen.lists : partitions.map((partition) => partition.all),
-    residual: request.filters.filter((filter) => filter !== chosen?.filter),
+    size: list.length,
+    items: (reverse) => list.iterate(0, reverse),
+    slice(offset, limit, reverse) {
+      const page: T[] = [];
+      if (limit <= 0) return page;
+      for (const item of list.iterate(offset, reverse)) {
+        page.push(item);
+        if (page.length === limit) break;
+      }
+      return page;
+    },
   };
 }
 
-function fromSortedSources<T extends object>(
-  sources: SortedSource<T>[],
-  compare: RecordComparator,
-  reverse: boolean,
-  predicate: Predicate | null,
-  offset: number,
-  limit: number,
-): Page<T> {
-  // One sorted list and nothing to test: the page is a positional slice of it.
-  if (!predicate && sources.length === 1) return { count: sources[0]!.length, items: [...take(sources[0]!.iterate(offset, reverse), limit)] };
-  const order = reverse ? (a: T, b: T) => compare(b, a) : compare;
-  const read = sources.map((source) => ({ items: where(source.iterate(0, reverse), predicate), size: predicate ? null : source.length }));
-  return pageOf(read, order, offset, limit);
+function arraySource<T>(records: readonly T[]): PageSource<T> {
+  return {
+    size: records.length,
+    items: (reverse) => (reverse ? backwards(records) : records),
+    slice(offset, limit, reverse) {
+      const page: T[] = [];
+      if (reverse) for (let i = records.length - 1 - offset; i >= 0 && page.length < limit; i--) page.push(records[i]!);
+      else for (let i = offset; i < records.length && page.length < limit; i++) page.push(records[i]!);
+      return page;
+    },
+  };
 }
 
-function* take<T>(items: Iterable<T>, limit: number): Generator<T> {
-  if (limit <= 0) return;
-  let taken = 0;
-  for (const item of items) {
-    yield item;
-    if (++taken === limit) return;
-  }
+function* backwards<T>(records: readonly T[]): Generator<T> {
+  for (let i = records.length - 1; i >= 0; i--) yield records[i]!;
 }

@@ -1,6 +1,7 @@
-// Reading a page out of ordered sources, for every list (records of the read model and spans of
-// the store alike): one k-way merge, one filter, one cut that stops reading once the page is full
-// when the count is known, and one bounded selection for orderings no source is sorted by.
+// The pieces query/read-page.ts reads a page with, for every list (records of the read model and
+// spans of the store alike): one k-way merge, one filter, one cut that stops reading once the
+// page is full when the count is known, and one bounded selection for orderings no source is
+// sorted by.
 import type { Page } from './pagination.ts';
 
 export type Compare<T> = (a: T, b: T) => number;
@@ -18,15 +19,13 @@ export interface Source<T> {
 export function pageOf<T>(sources: readonly Source<T>[], compare: Compare<T>, offset: number, limit: number): Page<T> {
   const sized = sources.every((source) => source.size !== null);
   const size = sized ? sources.reduce((total, source) => total + source.size!, 0) : null;
-  return cut(merge(sources.map((source) => source.items), compare), offset, limit, size);
+  // One source (the usual case: one project) is read as it is, through no merge.
+  const items = sources.length === 1 ? sources[0]!.items : merge(sources.map((source) => source.items), compare);
+  return cut(items, offset, limit, size);
 }
 
-/** k-way merge of sources each already in `compare` order (k is the caller's projects, usually one). */
+/** k-way merge of sources each already in `compare` order (k is the caller's projects). */
 export function* merge<T>(sources: readonly Iterable<T>[], compare: Compare<T>): Generator<T> {
-  if (sources.length === 1) {
-    yield* sources[0]!;
-    return;
-  }
   const iterators = sources.map((source) => source[Symbol.iterator]());
   const heads = iterators.map((iterator) => iterator.next());
   for (;;) {
@@ -41,12 +40,15 @@ export function* merge<T>(sources: readonly Iterable<T>[], compare: Compare<T>):
   }
 }
 
-/** The items that pass `predicate` (all of them when there is none). */
-export function* where<T>(items: Iterable<T>, predicate: ((item: T) => boolean) | null): Generator<T> {
-  if (!predicate) {
-    yield* items;
-    return;
-  }
+/**
+ * The items that pass `predicate`; `items` itself when there is none (each generator wrapped
+ * around a source costs every item a resumption: a scan of a million spans reads through them).
+ */
+export function where<T>(items: Iterable<T>, predicate: ((item: T) => boolean) | null): Iterable<T> {
+  return predicate ? passing(items, predicate) : items;
+}
+
+function* passing<T>(items: Iterable<T>, predicate: (item: T) => boolean): Generator<T> {
   for (const item of items) if (predicate(item)) yield item;
 }
 

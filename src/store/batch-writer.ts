@@ -5,6 +5,13 @@
 // one request waits behind the commit in flight and takes everything that arrived meanwhile, and
 // the main thread never idles through a sync. Each task is answered once its own commit is
 // durable. Past the queue's bound a task is refused (503 with Retry-After).
+//
+// What it relies on is asserted, as the actor asserts its own: the store begins one transaction
+// per write requested, with something waiting to take; no task is taken twice; the weight waiting
+// is what the waiting tasks weigh (never negative, none once nothing waits); commits settle in the
+// order they were requested (answers, and what a writer makes readable with them, follow that
+// order); a write that succeeded was decided.
+import assert from 'node:assert/strict';
 import { ActorUnavailable } from '../actors/actor-unavailable.ts';
 import type { Kv, KvOp } from './kv.ts';
 
@@ -46,12 +53,18 @@ export class BatchWriter<Task extends WriterTask> {
   private unsettled = 0;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  /** Writes requested so far, and the number of the last one settled: they settle in that order. */
+  private writesRequested = 0;
+  private writesSettled = 0;
+  /** Tasks some commit has taken: none is taken twice. */
+  private readonly taken = new WeakSet<Task>();
 
   constructor(private readonly kv: Kv, private readonly options: BatchWriterOptions<Task>) {}
 
   /** Queues a task, or refuses it (ActorUnavailable) when stopped or when the queue is full. */
   submit(task: Task): void {
     if (this.stopped) throw new ActorUnavailable('stopped', 5);
+    assert.ok(Number.isSafeInteger(task.weight) && task.weight >= 0, 'a task weighs a whole, non-negative amount');
     if (this.waitingWeight > 0 && this.waitingWeight + task.weight > this.options.queueWeightMax) {
       throw new ActorUnavailable('mailbox_full', 1);
     }
@@ -76,10 +89,12 @@ export class BatchWriter<Task extends WriterTask> {
     if (this.requested || this.waiting.length === 0) return;
     this.requested = true;
     this.unsettled++;
+    const number = ++this.writesRequested;
     let decided: Decision | undefined;
     let wrote = false;
     let rejects: ((error: unknown) => void)[] = [];
     const written = this.kv.write(() => {
+      assert.ok(this.requested, 'the store begins one transaction per write requested');
       this.requested = false;
       const taken = this.take();
       rejects = taken.map((task) => task.reject);
@@ -92,27 +107,34 @@ export class BatchWriter<Task extends WriterTask> {
     });
     written.then(
       () => {
+        this.settling(number);
+        assert.ok(decided, 'a write that succeeded was decided when its transaction began');
         if (wrote) this.options.outcome(true);
-        decided!.answer();
+        decided.answer();
       },
       (error: unknown) => {
+        this.settling(number);
         // A decision that threw wrote nothing and answers with its own error; a failed commit
         // wrote nothing either, and its tasks get 503.
         decided?.abandon?.();
         if (decided) this.options.outcome(false, error);
         const answer = decided ? new ActorUnavailable('store_failed', 1) : error;
         for (const reject of rejects) reject(answer);
+        // Nothing was taken: the writer's own assert failed when the transaction began. It is
+        // nobody's answer, so it is left unhandled, which stops the process.
+        if (!decided && rejects.length === 0) throw error;
       },
     ).finally(() => this.settled());
   }
 
   /** The oldest waiting tasks for one commit: one that goes alone, or others up to commitWeightMax. */
   private take(): Task[] {
+    assert.ok(this.waiting.length > 0, 'a write begins with something waiting to take');
     const head = this.waiting[0]!;
     if (head.alone) {
       this.waiting.shift();
       this.waitingWeight -= head.weight;
-      return [head];
+      return this.took([head]);
     }
     const taken: Task[] = [];
     let weight = 0;
@@ -124,11 +146,29 @@ export class BatchWriter<Task extends WriterTask> {
       weight += next.weight;
     }
     this.waitingWeight -= weight;
-    return taken;
+    return this.took(taken);
+  }
+
+  /** Tasks taken for one commit, checked: each taken once, and the weight left is what waits. */
+  private took(tasks: Task[]): Task[] {
+    for (const task of tasks) {
+      assert.ok(!this.taken.has(task), 'no task is taken twice');
+      this.taken.add(task);
+    }
+    assert.ok(this.waitingWeight >= 0, 'the weight waiting is never negative');
+    if (this.waiting.length === 0) assert.equal(this.waitingWeight, 0, 'nothing weighs once nothing waits');
+    return tasks;
+  }
+
+  /** A write settles: the one after the last settled, as they were requested. */
+  private settling(number: number): void {
+    assert.equal(number, this.writesSettled + 1, 'commits settle in the order they were requested');
+    this.writesSettled = number;
   }
 
   private settled(): void {
     this.unsettled--;
+    assert.ok(this.unsettled >= 0, 'a write settles once');
     if (this.unsettled > 0 || this.waiting.length > 0) return;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];

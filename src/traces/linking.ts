@@ -2,20 +2,26 @@
 // record of the span's own project or it is dropped: a span never points into another tenant.
 // `overmind.agent.name` creates the agent the first time the name is seen in a project.
 import { randomUUID } from 'node:crypto';
+import type { Registry } from '../actors/registry.ts';
 import type { Principal } from '../auth/authenticate.ts';
+import { timestamp, type Clock } from '../clock.ts';
 import { newAgent } from '../domain/agent.ts';
 import type { Agent } from '../domain/records.ts';
 import { Rejected } from '../domain/rejection.ts';
-import { timestamp } from '../clock.ts';
-import type { Uses } from '../http/deps.ts';
-
-/** What linking reads and writes: the records spans name, and the agents it creates. */
-type LinkingDeps = Uses<'tenancy' | 'readModel' | 'registry' | 'clock'>;
-import { fail } from '../http/errors.ts';
-import { canSee } from '../http/visibility.ts';
+import type { ReadModel } from '../read-model.ts';
+import type { Tenancy } from '../tenancy.ts';
 import { canonicalUuidOf } from '../validation/validator.ts';
+import { NoProjectForSpans } from './no-project-for-spans.ts';
 import { slugify } from './slug.ts';
 import type { ResourceDraft, SpanDraft, SpanLinks } from './spans.ts';
+
+/** What linking reads and writes: the records spans name, who may see them, and the agents it creates. */
+export interface LinkingCollaborators {
+  readModel: Pick<ReadModel, 'agents' | 'jobs' | 'iterations' | 'membershipsByUser'>;
+  registry: Pick<Registry, 'create' | 'claims' | 'actor'>;
+  clock: Clock;
+  tenancy: Pick<Tenancy, 'canSee'>;
+}
 
 type LinkKind = 'agent' | 'job' | 'iteration';
 
@@ -35,7 +41,7 @@ export class SpanLinker {
   /** First sightings of an agent name being created, so concurrent exports create one agent. */
   private readonly creating = new Map<string, Promise<string | null>>();
 
-  constructor(private readonly deps: LinkingDeps) {}
+  constructor(private readonly deps: LinkingCollaborators) {}
 
   async linksFor(principal: Principal, drafts: readonly SpanDraft[]): Promise<SpanLinks[]> {
     // Spans of one resource mostly repeat the same few links: each distinct one is checked once.
@@ -89,18 +95,18 @@ export class SpanLinker {
    * it, else to their oldest membership; a caller with no project at all cannot export.
    */
   private projectFor(principal: Principal, resource: ResourceDraft): string {
-    const { deps } = this;
+    const { readModel, tenancy } = this.deps;
     if (principal.apiKey) {
-      if (canSee(deps, principal, principal.apiKey.project)) return principal.apiKey.project;
+      if (tenancy.canSee(principal, principal.apiKey.project)) return principal.apiKey.project;
     } else {
       const hinted = resource.projectHint ? canonicalUuidOf(resource.projectHint) : undefined;
-      if (hinted && canSee(deps, principal, hinted)) return hinted;
-      const oldest = [...(deps.readModel.membershipsByUser.get(principal.user.id)?.values() ?? [])]
-        .filter((membership) => canSee(deps, principal, membership.project))
+      if (hinted && tenancy.canSee(principal, hinted)) return hinted;
+      const oldest = [...(readModel.membershipsByUser.get(principal.user.id)?.values() ?? [])]
+        .filter((membership) => tenancy.canSee(principal, membership.project))
         .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.project < b.project ? -1 : 1))[0];
       if (oldest) return oldest.project;
     }
-    throw fail.badRequest('No project to store these spans in: the caller is not a member of any project.');
+    throw new NoProjectForSpans();
   }
 
   private agentNamed(project: string, name: string): Promise<string | null> {
@@ -151,7 +157,7 @@ function linkedId(hint: string | null, exists: (id: string) => boolean): string 
   return id !== undefined && exists(id) ? id : null;
 }
 
-function liveAgentWithSlug(deps: Pick<LinkingDeps, 'readModel'>, project: string, slug: string): Agent | undefined {
+function liveAgentWithSlug(deps: Pick<LinkingCollaborators, 'readModel'>, project: string, slug: string): Agent | undefined {
   const partition = deps.readModel.agents.partition(project);
   const bySlug = partition?.byField.get('slug');
   const candidates = bySlug ? bySlug.get(slug)?.iterate() ?? [] : partition?.all.iterate() ?? [];

@@ -1,12 +1,14 @@
-// A validated span query string, turned into what the reads need: the projects to look in, the
-// start-time bounds every source can range over, and every other filter as a django-filter lookup
-// on the stored span (values converted to the stored form), plus search terms and ordering.
+// A validated span query string, turned into what the reads need: the list request every list
+// makes of its query (validation/list-vocabulary.ts's listRequestOf: the projects to look in,
+// filters, search terms and ordering), with two things of the span store on top: the start-time
+// filters become the bounds every source ranges over, read with nanosecond precision from the
+// query string as sent, and every other filter's value takes the stored form.
 import type { AnySchemaObject } from 'ajv';
 import type { Limits } from '../config.ts';
-import { listDeclaration, partitionsOf } from '../validation/list-vocabulary.ts';
+import { listDeclaration, listRequestOf } from '../validation/list-vocabulary.ts';
 import { allOf, predicateFor, type Filter, type Predicate } from '../query/filters.ts';
-import { comparatorFor, parseOrdering, type OrderKey, type RecordComparator } from '../query/ordering.ts';
-import { searchPredicate, splitSearchTerms } from '../query/search.ts';
+import { comparatorFor, type OrderKey, type RecordComparator } from '../query/ordering.ts';
+import { searchPredicate } from '../query/search.ts';
 import type { Query } from '../validation/validator.ts';
 import { nanosHexMax, nanosHexMin, nanosToHex } from './nanos.ts';
 import type { SpanRecord } from './span-record.ts';
@@ -19,15 +21,15 @@ export const newestFirst: readonly OrderKey[] = [{ field: 'start_time_ns', desce
 
 export interface SpanQuery {
   /** Visible projects, narrowed by the `project` filter. */
-  projects: string[];
+  projects: readonly string[];
   /** Every other filter in stored form (start-time filters are the bounds instead). */
-  filters: Filter[];
+  filters: readonly Filter[];
   /** Inclusive start-time bounds; null when no span can fall within them. */
   bounds: StartBounds | null;
-  searchTerms: string[];
+  searchTerms: readonly string[];
   searchFields: readonly string[];
   /** null: the endpoint's default ordering. */
-  ordering: OrderKey[] | null;
+  ordering: readonly OrderKey[] | null;
 }
 
 export const fullBounds: StartBounds = { min: nanosHexMin, max: nanosHexMax };
@@ -44,36 +46,34 @@ export function parseSpanQuery(
   limits: Limits,
 ): SpanQuery {
   const declaration = listDeclaration(schema);
-  const projects = partitionsOf(declaration, query, visibleProjects);
-  const filters: Filter[] = [];
+  const request = listRequestOf(declaration, query, limits, visibleProjects);
   let min = 0n;
   let max = (1n << 64n) - 1n;
-  for (const { param, field, op, scale, parse } of declaration.filters) {
+  for (const { param, field, op } of declaration.filters) {
     const value = query[param];
-    if (value === undefined) continue;
-    if (field === 'start_time_ns') {
-      const nanos = exactNanos(lastValue(raw[param]) ?? String(value), op);
-      if (op === 'gte' && nanos > min) min = nanos;
-      if (op === 'lte' && nanos < max) max = nanos;
-    } else {
-      filters.push({ field, op, value: storedForm(field, scale === undefined ? parse(value) : (value as number) * scale) });
-    }
+    if (value === undefined || field !== 'start_time_ns') continue;
+    const nanos = exactNanos(lastValue(raw[param]) ?? String(value), op);
+    if (op === 'gte' && nanos > min) min = nanos;
+    if (op === 'lte' && nanos < max) max = nanos;
   }
+  const filters: Filter[] = [];
+  for (const filter of request.filters) if (filter.field !== 'start_time_ns') filters.push(storedForm(filter));
   return {
-    projects,
+    projects: request.partitions,
     filters,
     bounds: min <= max ? { min: nanosToHex(min), max: nanosToHex(max) } : null,
-    searchTerms: typeof query.search === 'string' ? splitSearchTerms(query.search, limits.searchTermsMax) : [],
-    searchFields: declaration.search,
-    ordering: typeof query.ordering === 'string' ? parseOrdering(query.ordering, declaration.ordering, limits.orderingFieldsMax) : null,
+    searchTerms: request.searchTerms,
+    searchFields: request.searchFields,
+    ordering: request.ordering,
   };
 }
 
 /** Ids are stored in lower-case hex, received_at in milliseconds. */
-function storedForm(field: string, value: unknown): unknown {
-  if (field === 'trace_id' || field === 'span_id') return String(value).toLowerCase();
-  if (field === 'received_at') return Date.parse(String(value));
-  return value;
+function storedForm(filter: Filter): Filter {
+  const { field, value } = filter;
+  if (field === 'trace_id' || field === 'span_id') return { ...filter, value: String(value).toLowerCase() };
+  if (field === 'received_at') return { ...filter, value: Date.parse(String(value)) };
+  return filter;
 }
 
 function lastValue(value: string | string[] | undefined): string | undefined {

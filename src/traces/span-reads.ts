@@ -1,12 +1,16 @@
-// The span queries, over the store's indexes. Each project in view contributes one source: the
-// spans of the trace named by trace_id, else those linked to the smallest of the agent, job or
-// iteration filtered on, else all of the project's spans (or trace heads) in start order; the
-// start-time bounds are part of every range. In the default ordering (or its reverse) sources
-// merge in index order and a page stops reading once it is full, whenever counters give the count.
-import { isReverseOf, isSameOrdering, type RecordComparator } from '../query/ordering.ts';
+// The span queries, over the store's indexes. The store supplies one source per project in view,
+// in index order (start time, then trace_id, span_id): the spans of the trace named by trace_id,
+// else those linked to the smallest of the agent, job or iteration filtered on (query/read-page.ts's
+// `narrowest` over the link counters), else all of the project's spans (or trace heads); the
+// start-time bounds are part of every range. Pages are read by the one reader (readPage): in
+// index order or its reverse (the default, newest first, reads the sources backwards) they merge
+// and a page stops reading once it is full whenever counters give the count. The service names
+// scan the same sources, stopping once every name the counters hold has been seen.
 import type { Filter } from '../query/filters.ts';
+import type { OrderKey, RecordComparator } from '../query/ordering.ts';
 import type { Page } from '../query/pagination.ts';
-import { pageOf, selectFirst, where, type Source } from '../query/sources.ts';
+import { narrowest, othersThan, readPage, type PageSource } from '../query/read-page.ts';
+import { where } from '../query/sources.ts';
 import { predicateFor } from '../query/filters.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
 import { linkDims, type LinkDim, type SpanStore, type StartBounds } from './span-store.ts';
@@ -14,11 +18,6 @@ import { isFullBounds, newestFirst, spanComparator, spanPredicate, withinBounds,
 
 /** Every span, or one row per trace (its head). */
 export type ListMode = 'spans' | 'heads';
-
-/** A source of one project's spans in index order, and the filter it already satisfies. */
-interface SpanSource extends Source<SpanRecord> {
-  implied: Filter | null;
-}
 
 /** Index order: start time, then trace_id, then span_id. */
 const indexOrder: RecordComparator = (a, b) => {
@@ -29,19 +28,29 @@ const indexOrder: RecordComparator = (a, b) => {
   return x.span_id < y.span_id ? -1 : x.span_id > y.span_id ? 1 : 0;
 };
 
+const reverseIndexOrder: RecordComparator = (a, b) => indexOrder(b, a);
+
+/** Index order as ordering keys (spanComparator breaks its ties on trace_id, span_id as the index does). */
+const startOrder: readonly OrderKey[] = [{ field: 'start_time_ns', descending: false }];
+
 export function listSpans(store: SpanStore, query: SpanQuery, mode: ListMode, offset: number, limit: number): Page<SpanRecord> {
   const bounds = query.bounds;
   if (!bounds) return { count: 0, items: [] };
-  const ordering = query.ordering ?? newestFirst;
-  const indexed = isSameOrdering(ordering, newestFirst) || isReverseOf(ordering, newestFirst);
-  const reverse = isSameOrdering(ordering, newestFirst);
-  const sources = query.projects.map((project): Source<SpanRecord> => {
-    const source = sourceFor(store, project, query, bounds, mode, reverse);
-    const predicate = spanPredicate(residual(query.filters, source.implied), query);
-    return { items: where(source.items, predicate), size: predicate ? null : source.size };
+  return readPage<SpanRecord>({
+    // Each source tests what its own narrowing leaves (it differs between projects).
+    sources: query.projects.map((project) => {
+      const { source, implied } = spanSource(store, project, query, bounds, mode);
+      const predicate = spanPredicate(othersThan(query.filters, implied), query);
+      return predicate ? { items: (reverse) => where(source.items(reverse), predicate), size: null } : source;
+    }),
+    sourceOrder: startOrder,
+    compareInSourceOrder: indexOrder,
+    ordering: query.ordering ?? newestFirst,
+    comparatorFor: spanComparator,
+    predicate: null,
+    offset,
+    limit,
   });
-  if (!indexed) return selectFirst(sources.map((source) => source.items), spanComparator(ordering), offset, limit);
-  return pageOf(sources, reverse ? (a, b) => indexOrder(b, a) : indexOrder, offset, limit);
 }
 
 /** The distinct non-empty service names of the spans the query matches, sorted. */
@@ -56,16 +65,16 @@ export function serviceNames(store: SpanStore, query: SpanQuery): string[] {
     const candidates = new Set(
       [...counted.keys()].filter((name) => name !== '' && nameFilters.every((filter) => predicateFor(filter)({ service_name: name }))),
     );
-    const unanswered = residual(query.filters, link?.filter ?? null).filter((filter) => !nameFilters.includes(filter));
+    const unanswered = othersThan(query.filters, link?.filter ?? null).filter((filter) => !nameFilters.includes(filter));
     if (unanswered.length === 0 && query.searchTerms.length === 0 && isFullBounds(bounds)) {
       for (const name of candidates) found.add(name);
       continue;
     }
-    // Counters cannot answer: scan, stopping once every candidate service has been seen.
-    const source = sourceFor(store, project, query, bounds, 'spans', true);
-    const predicate = spanPredicate(residual(query.filters, source.implied), query);
+    // Counters cannot answer: scan (newest first), stopping once every candidate service has been seen.
+    const { source, implied } = spanSource(store, project, query, bounds, 'spans');
+    const predicate = spanPredicate(othersThan(query.filters, implied), query);
     const missing = new Set([...candidates].filter((name) => !found.has(name)));
-    for (const span of source.items) {
+    for (const span of source.items(true)) {
       if (missing.size === 0) break;
       if (missing.has(span.service_name) && (!predicate || predicate(span))) {
         found.add(span.service_name);
@@ -88,13 +97,20 @@ export function traceView(store: SpanStore, traceId: string, query: SpanQuery, s
   if (!bounds) return null;
   const projects = new Set(query.projects);
   const predicate = spanPredicate(query.filters, query);
-  const spans = [...store.spansOfTrace(traceId)].filter(
-    (span) => projects.has(span.project) && withinBounds(span, bounds) && (!predicate || predicate(span)),
-  );
+  const spans = spansOfTrace(store, traceId, (span) => projects.has(span.project) && withinBounds(span, bounds) && (!predicate || predicate(span)));
   if (spans.length === 0) return null;
   const root = spans.reduce((best, span) => (headsBefore(span, best) ? span : best));
-  spans.sort(query.ordering ? spanComparator(query.ordering) : indexOrder);
-  return { root, spanCount: spans.length, spans: spans.slice(0, spansMax) };
+  const page = readPage<SpanRecord>({
+    sources: [{ items: (reverse) => spans.sort(reverse ? reverseIndexOrder : indexOrder), size: spans.length }],
+    sourceOrder: startOrder,
+    compareInSourceOrder: indexOrder,
+    ordering: query.ordering ?? startOrder,
+    comparatorFor: spanComparator,
+    predicate: null,
+    offset: 0,
+    limit: spansMax,
+  });
+  return { root, spanCount: page.count, spans: page.items };
 }
 
 /** A root before any other span, then the earlier start, then the smaller span_id. */
@@ -103,40 +119,42 @@ function headsBefore(a: SpanRecord, b: SpanRecord): boolean {
   return indexOrder(a, b) < 0;
 }
 
-function sourceFor(store: SpanStore, project: string, query: SpanQuery, bounds: StartBounds, mode: ListMode, reverse: boolean): SpanSource {
+/** A project's spans (or heads) within bounds in index order, and the filter they already satisfy. */
+function spanSource(store: SpanStore, project: string, query: SpanQuery, bounds: StartBounds, mode: ListMode): { source: PageSource<SpanRecord>; implied: Filter | null } {
   const full = isFullBounds(bounds);
   const trace = query.filters.find((filter) => filter.field === 'trace_id' && filter.op === 'exact');
   if (trace) {
-    const spans = [...store.spansOfTrace(String(trace.value))]
-      .filter((span) => span.project === project && withinBounds(span, bounds) && (mode === 'spans' || store.isHead(span)))
-      .sort(reverse ? (a, b) => indexOrder(b, a) : indexOrder);
-    return { items: spans, implied: trace, size: null };
+    const traceId = String(trace.value);
+    const keep = (span: SpanRecord) => span.project === project && withinBounds(span, bounds) && (mode === 'spans' || store.isHead(span));
+    return { source: { items: (reverse) => spansOfTrace(store, traceId, keep).sort(reverse ? reverseIndexOrder : indexOrder), size: null }, implied: trace };
   }
   const link = smallestLink(store, project, query.filters);
   const traces = store.traceCount(project);
   if (link && (mode === 'spans' || link.size < traces)) {
-    if (mode === 'spans') {
-      return { items: store.linkedSpans(project, link.dim, link.id, bounds, reverse), implied: link.filter, size: full ? link.size : null };
-    }
-    return { items: store.linkedHeads(project, link.dim, link.id, bounds, reverse), implied: link.filter, size: null };
+    const { dim, id } = link;
+    const source: PageSource<SpanRecord> = mode === 'spans'
+      ? { items: (reverse) => store.linkedSpans(project, dim, id, bounds, reverse), size: full ? link.size : null }
+      : { items: (reverse) => store.linkedHeads(project, dim, id, bounds, reverse), size: null };
+    return { source, implied: link.filter };
   }
-  if (mode === 'heads') return { items: store.headsOf(project, bounds, reverse), implied: null, size: full ? traces : null };
-  return { items: store.spansOf(project, bounds, reverse), implied: null, size: full ? store.spanCount(project, 'all', '') : null };
+  if (mode === 'heads') return { source: { items: (reverse) => store.headsOf(project, bounds, reverse), size: full ? traces : null }, implied: null };
+  const size = full ? store.spanCount(project, 'all', '') : null;
+  return { source: { items: (reverse) => store.spansOf(project, bounds, reverse), size }, implied: null };
+}
+
+/** The spans of one trace that `keep` keeps, as the store yields them. */
+function spansOfTrace(store: SpanStore, traceId: string, keep: (span: SpanRecord) => boolean): SpanRecord[] {
+  const spans: SpanRecord[] = [];
+  for (const span of store.spansOfTrace(traceId)) if (keep(span)) spans.push(span);
+  return spans;
 }
 
 /** Of the agent, job and iteration filters, the one with the fewest spans in the project. */
 function smallestLink(store: SpanStore, project: string, filters: readonly Filter[]) {
-  let best: { filter: Filter; dim: LinkDim; id: string; size: number } | null = null;
-  for (const filter of filters) {
-    const dim = linkDims.find((candidate) => candidate === filter.field);
-    if (!dim || filter.op !== 'exact') continue;
-    const id = String(filter.value);
-    const size = store.spanCount(project, dim, id);
-    if (!best || size < best.size) best = { filter, dim, id, size };
-  }
-  return best;
+  const link = narrowest(filters, (filter) => (isLinkDim(filter.field) ? store.spanCount(project, filter.field, String(filter.value)) : null));
+  return link && { filter: link.filter, dim: link.filter.field as LinkDim, id: String(link.filter.value), size: link.size };
 }
 
-function residual(filters: readonly Filter[], implied: Filter | null): Filter[] {
-  return implied ? filters.filter((filter) => filter !== implied) : [...filters];
+function isLinkDim(field: string): field is LinkDim {
+  return (linkDims as readonly string[]).includes(field);
 }

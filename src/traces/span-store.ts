@@ -2,8 +2,7 @@
 // queries range over, so that no span is held as a JavaScript object between requests.
 //
 //   spans            [project, start, trace_id, span_id]                   -> the span, less its key (time order per project)
-//   traces-by-start  [project, at, trace_id]                               -> TraceEntry: its spans, its head, its tokens
-//   traces           [trace_id, project]                                   -> TraceEntry of a store written before (below)
+//   traces-by-start  [project, at, trace_id]                               -> TraceEntry: its spans, its head, its tokens, its since
 //   trace-order      [project, head start, trace_id]                       -> head span_id
 //   span-links       [project, agent|job|iteration, id, since, trace_id]   -> [start, span_id][] of that trace
 //   span-counts      [project, all|agent|job|iteration, id, service_name]  -> spans
@@ -17,16 +16,17 @@
 // `spansPerTraceMax` spans. New traces are keyed by time wherever the key allows: a trace's link
 // entries carry `since` (its head's start when it was first stored, kept in its entry), so new
 // traces append to the link index instead of landing on a random page each (on a million spans a
-// random insert cost ~4x an append). Stores written before `since` was kept have link entries
-// without it ([project, dim, id, trace_id]); those traces keep that key. A trace's entry is keyed
-// by `at`, its start when it was first stored, and found by its id through TracePlaces (in
-// memory); stores written before keep entries keyed [trace_id, project] in `traces` until the
-// trace changes, when its entry moves (trace-places.ts).
+// random insert cost ~4x an append). A trace's entry is keyed by `at`, its start when it was
+// first stored (so `at` and `since` are the same start), and found by its id through TracePlaces
+// (in memory). Stores written by earlier builds are brought to this layout once, when they open
+// (span-layout.ts), so the decisions here know no other.
 //
 // This module decides the ops of each change; SpanWriter runs those decisions one at a time, so
 // reads here see committed state only and no decision races another.
+import assert from 'node:assert/strict';
 import { defaultLimits } from '../config.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
+import { assertNoOlderLayout, spanDbNames, type LinkRef, type SpanRef, type TraceEntry } from './span-layout.ts';
 import { isRoot, type SpanRecord } from './span-record.ts';
 import { TracePlaces, type TracePlace } from './trace-places.ts';
 
@@ -34,20 +34,6 @@ export const linkDims = ['agent', 'job', 'iteration'] as const;
 export type LinkDim = (typeof linkDims)[number];
 /** A counter dimension: every span of the project, or those linked to one record. */
 export type CountDim = 'all' | LinkDim;
-
-/** A span as its trace lists it. */
-type SpanRef = readonly [spanId: string, start: string, root: boolean];
-/** A span as a link lists it (the trace is in the key). */
-type LinkRef = readonly [start: string, spanId: string];
-
-interface TraceEntry {
-  head: SpanRef;
-  spans: SpanRef[];
-  /** The sum of its spans' tokens (absent in stores written before it was kept: 0). */
-  tokens?: number;
-  /** The start its link entries are keyed by (absent in stores written before it was kept). */
-  since?: string;
-}
 
 /** What one ingest did: spans stored, and new spans refused because their trace was full. */
 export interface Ingested {
@@ -64,8 +50,6 @@ export interface StartBounds {
 export class SpanStore {
   readonly spans: KvDb;
   readonly traces: KvDb;
-  /** Trace entries of stores written before, keyed [trace_id, project], until they move. */
-  readonly legacyTraces: KvDb;
   readonly order: KvDb;
   readonly links: KvDb;
   readonly counts: KvDb;
@@ -76,13 +60,13 @@ export class SpanStore {
     readonly kv: Kv,
     private readonly spansPerTraceMax: number = defaultLimits.spansPerTraceMax,
   ) {
-    this.spans = kv.db('spans');
-    this.traces = kv.db('traces-by-start');
-    this.legacyTraces = kv.db('traces');
-    this.order = kv.db('trace-order');
-    this.links = kv.db('span-links');
-    this.counts = kv.db('span-counts');
-    this.places = new TracePlaces(this.traces, this.legacyTraces);
+    assertNoOlderLayout(kv);
+    this.spans = kv.db(spanDbNames.spans);
+    this.traces = kv.db(spanDbNames.traces);
+    this.order = kv.db(spanDbNames.order);
+    this.links = kv.db(spanDbNames.links);
+    this.counts = kv.db(spanDbNames.counts);
+    this.places = new TracePlaces(this.traces);
   }
 
   // ---- decisions (run by SpanWriter only) ----
@@ -95,14 +79,14 @@ export class SpanStore {
   ingestOps(batches: readonly (readonly SpanRecord[])[]): { ops: KvOp[]; stored: number[]; refused: number[] } {
     this.places.refresh();
     const ops: KvOp[] = [];
-    const change = new Change(this, this.spansPerTraceMax);
+    const edits = new TraceEdits(this, this.spansPerTraceMax);
     const stored: number[] = [];
     const refused: number[] = [];
     for (const spans of batches) {
       let added = 0;
       let full = 0;
       for (const span of spans) {
-        const outcome = change.addSpan(span);
+        const outcome = edits.addSpan(span);
         if (outcome === 'added') {
           added++;
           ops.push({ db: this.spans, key: spanKey(span), value: toStored(span) });
@@ -113,7 +97,7 @@ export class SpanStore {
       stored.push(added);
       refused.push(full);
     }
-    ops.push(...change.ops());
+    ops.push(...edits.ops());
     return { ops, stored, refused };
   }
 
@@ -124,16 +108,16 @@ export class SpanStore {
   removalOps(project: string, before: string | null, limit: number): { ops: KvOp[]; removed: number } {
     this.places.refresh();
     const ops: KvOp[] = [];
-    const change = new Change(this, this.spansPerTraceMax);
+    const edits = new TraceEdits(this, this.spansPerTraceMax);
     let removed = 0;
     const end = before === null ? prefixEnd([project]) : [project, before];
     for (const { key, value } of this.spans.range<StoredSpan>({ start: [project], end, limit })) {
       const span = fromStored(key, value);
       ops.push({ db: this.spans, key });
-      change.removeSpan(span);
+      edits.removeSpan(span);
       removed++;
     }
-    ops.push(...change.ops());
+    ops.push(...edits.ops());
     return { ops, removed };
   }
 
@@ -150,8 +134,7 @@ export class SpanStore {
 
   /** The entry stored at a place, if any (a place may be stale). */
   entryAt(traceId: string, place: TracePlace): TraceEntry | undefined {
-    const { db, key } = this.places.entryRef(traceId, place.project, place.at);
-    return db.get<TraceEntry>(key);
+    return this.traces.get<TraceEntry>(this.places.entryKey(traceId, place.project, place.at));
   }
 
   private entry(project: string, traceId: string): TraceEntry | undefined {
@@ -246,7 +229,7 @@ export class SpanStore {
     }
   }
 
-  /** Link entries of one record: the trace id ends the key, whether `since` is in it or not. */
+  /** Link entries of one record: the trace id ends the key. */
   private *linkEntries(project: string, dim: LinkDim, id: string): Generator<[traceId: string, refs: readonly LinkRef[]]> {
     const prefix = [project, dim, id];
     for (const { key, value } of this.links.range<LinkRef[]>({ start: prefix, end: prefixEnd(prefix) })) {
@@ -357,8 +340,8 @@ interface TraceState {
   project: string;
   traceId: string;
   before: TraceEntry | undefined;
-  /** The start its stored entry is keyed by, null for a legacy entry, undefined for a new trace. */
-  at: string | null | undefined;
+  /** The start its stored entry is keyed by, undefined for a new trace. */
+  at: string | undefined;
   spans: SpanRef[];
   ids: Set<string>;
   removed: Set<string>;
@@ -368,14 +351,14 @@ interface TraceState {
   links: Map<string, LinkChange>;
 }
 
-/** What became of a span offered to a change. */
+/** What became of a span offered to a decision. */
 type Outcome = 'added' | 'known' | 'refused';
 
 /**
- * The per-trace, per-link and counter changes of one decision: everything read once, changed in
+ * The per-trace, per-link and counter edits of one decision: everything read once, changed in
  * memory, and written as new values at the end.
  */
-class Change {
+class TraceEdits {
   /** trace_id -> project -> state, loaded on first sight of the trace. */
   private readonly traces = new Map<string, Map<string, TraceState>>();
   private readonly counts = new Map<string, { key: Key; delta: number }>();
@@ -388,7 +371,7 @@ class Change {
 
   /**
    * Adds a span unless one with its ids is stored (in any project) or already added by this
-   * change, or its trace is full.
+   * decision, or its trace is full.
    */
   addSpan(span: SpanRecord): Outcome {
     const states = this.traceStates(span.trace_id);
@@ -439,10 +422,11 @@ class Change {
     const spans = state.removed.size > 0 ? state.spans.filter((ref) => !state.removed.has(ref[0])) : state.spans;
     const head = headOf(spans);
     const headMoved = !before || !head || before.head[0] !== head[0];
-    // A trace keeps the `since` of its first entry for as long as it has spans.
+    // A trace keeps the `since` of its first entry for as long as it has spans (none: it had no
+    // entry and has no span, so it has no link entry either).
     const since = before ? before.since : head?.[1];
     if (before && headMoved) ops.push({ db: store.order, key: [project, before.head[1], traceId] });
-    for (const link of state.links.values()) this.linkOps(state, link, since, ops);
+    if (since !== undefined) for (const link of state.links.values()) this.linkOps(state, link, since, ops);
     if (!head) {
       if (state.at !== undefined) {
         ops.push(entryOp(store, state, state.at));
@@ -453,21 +437,17 @@ class Change {
     }
     if (!before) this.count(project, 'traces', '', '', 1);
     if (headMoved) ops.push({ db: store.order, key: [project, head[1], traceId], value: head[0] });
-    // An entry stays keyed by the start it was first stored at; a legacy entry moves to one.
-    const at = state.at ?? since ?? head[1];
-    if (state.at === null) {
-      ops.push(entryOp(store, state, null));
-      store.places.left(traceId, project, null);
-    }
-    if (state.at !== at) store.places.added(traceId, project, at);
-    const entry: TraceEntry = { head, spans, tokens: state.tokens, ...(since === undefined ? {} : { since }) };
+    // An entry stays keyed by the start it was first stored at.
+    const at = state.at ?? head[1];
+    if (state.at === undefined) store.places.added(traceId, project, at);
+    const entry: TraceEntry = { head, spans, tokens: state.tokens, since: since ?? head[1] };
     ops.push(entryOp(store, state, at, entry));
   }
 
   /** The trace's link entry for one record, rewritten with the spans added and removed. */
-  private linkOps(state: TraceState, link: LinkChange, since: string | undefined, ops: KvOp[]): void {
+  private linkOps(state: TraceState, link: LinkChange, since: string, ops: KvOp[]): void {
     const { links } = this.store;
-    const key = since === undefined ? [state.project, link.dim, link.id, state.traceId] : [state.project, link.dim, link.id, since, state.traceId];
+    const key = [state.project, link.dim, link.id, since, state.traceId];
     // A new trace has no entry yet: only a trace stored before needs reading.
     const refs = state.before ? [...(links.get<LinkRef[]>(key) ?? []), ...link.added] : link.added;
     const kept = link.removed.size > 0 ? refs.filter((ref) => !link.removed.has(ref[1])) : refs;
@@ -480,7 +460,9 @@ class Change {
       byProject = new Map();
       for (const place of this.store.places.of(traceId)) {
         const entry = this.store.entryAt(traceId, place);
-        if (entry) byProject.set(place.project, newTraceState(place.project, traceId, entry, place.at));
+        if (!entry) continue;
+        assert.ok(entry.since !== undefined && entry.tokens !== undefined, 'a stored trace entry is of the current layout (migrated when the store opened)');
+        byProject.set(place.project, newTraceState(place.project, traceId, entry, place.at));
       }
       this.traces.set(traceId, byProject);
     }
@@ -517,7 +499,7 @@ class Change {
   }
 }
 
-function newTraceState(project: string, traceId: string, before: TraceEntry | undefined, at: string | null | undefined): TraceState {
+function newTraceState(project: string, traceId: string, before: TraceEntry | undefined, at: string | undefined): TraceState {
   return {
     project,
     traceId,
@@ -526,16 +508,16 @@ function newTraceState(project: string, traceId: string, before: TraceEntry | un
     spans: before ? [...before.spans] : [],
     ids: new Set(before?.spans.map((ref) => ref[0])),
     removed: new Set(),
-    tokens: before?.tokens ?? 0,
+    tokens: before ? before.tokens : 0,
     changed: false,
     links: new Map(),
   };
 }
 
-/** Puts (or, without an entry, removes) a trace's entry at a place: keyed by start, or legacy (null). */
-function entryOp(store: SpanStore, state: TraceState, at: string | null, entry?: TraceEntry): KvOp {
-  const place = store.places.entryRef(state.traceId, state.project, at);
-  return entry ? { ...place, value: entry } : place;
+/** Puts (or, without an entry, removes) a trace's entry at the start it is keyed by. */
+function entryOp(store: SpanStore, state: TraceState, at: string, entry?: TraceEntry): KvOp {
+  const key = store.places.entryKey(state.traceId, state.project, at);
+  return entry ? { db: store.traces, key, value: entry } : { db: store.traces, key };
 }
 
 function linkChange(state: TraceState, dim: LinkDim, id: string): LinkChange {

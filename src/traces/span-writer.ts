@@ -2,7 +2,10 @@
 // (an ingest's duplicates, counters and trace heads depend on what is already stored), and
 // exports waiting together share one commit, so durable throughput comes from batching, not from
 // deciding in parallel. The pipelining, the queue's bound and the answers are the BatchWriter's
-// (src/store/batch-writer.ts); this file says what an ingest and a removal decide.
+// (src/store/batch-writer.ts); this file says what an ingest and a removal decide, and asserts
+// what it relies on of the writer: a removal is decided alone, an ingest's commit holds ingests
+// only, and every task taken is answered.
+import assert from 'node:assert/strict';
 import { BatchWriter, type Decision } from '../store/batch-writer.ts';
 import type { SpanRecord } from './span-record.ts';
 import type { Ingested, SpanStore } from './span-store.ts';
@@ -66,12 +69,15 @@ export class SpanWriter {
   private decideTasks(tasks: Task[]): Decision {
     const head = tasks[0]!;
     if (head.kind === 'remove') {
+      assert.equal(tasks.length, 1, 'a removal is decided alone');
       const { ops, removed } = this.store.removalOps(head.project, head.before, head.limit);
       const { resolve } = head;
       return { ops, answer: () => resolve(removed) };
     }
+    assert.ok(tasks.every((task) => task.kind === 'ingest'), "an ingest's commit holds ingests only");
     const ingests = tasks as Ingest[];
     const { ops, stored, refused } = this.store.ingestOps(ingests.map((task) => task.spans));
+    assert.ok(stored.length === ingests.length && refused.length === ingests.length, 'every ingest taken is answered');
     const resolves = ingests.map((task) => task.resolve);
     return { ops, answer: () => resolves.forEach((resolve, i) => resolve({ stored: stored[i]!, refused: refused[i]! })) };
   }

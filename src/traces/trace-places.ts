@@ -3,8 +3,8 @@
 // when it was first stored: a new trace appends to the index instead of landing on a random page
 // of it. Keyed by trace id, a commit's few hundred new traces dirtied as many random pages, which
 // cost ingest a quarter of its CPU and half of what it wrote (36,590 -> 49,062 spans/s, 2.3 -> 1.3
-// KB per span written, on a million spans). Stores written before keep each entry under
-// [trace_id, project] in the legacy database (`at` null) until the trace changes, when it moves.
+// KB per span written, on a million spans). Stores written when entries were keyed by trace id
+// are migrated when they open (span-layout.ts).
 //
 // The places may include some where nothing is stored any more (a superset is all a reader needs:
 // it reads the place and finds nothing). A place whose entry a decision removed or moved, and one
@@ -14,19 +14,19 @@
 // that retention's removals cost as they go (re-reading every place once stale ones were half of
 // them held one decision for 208 ms with 200,000 traces). The places are read whole when the
 // store opens (~125,000 keys for a million spans).
-import type { KvDb, KvRef } from '../store/kv.ts';
+import type { Key, KvDb } from '../store/kv.ts';
 
 export interface TracePlace {
   readonly project: string;
-  /** The start the entry is keyed by, or null for an entry of the legacy database. */
-  readonly at: string | null;
+  /** The start the entry is keyed by. */
+  readonly at: string;
 }
 
 /** One place of one trace. */
 export interface TracePlaceRef {
   traceId: string;
   project: string;
-  at: string | null;
+  at: string;
 }
 
 const none: readonly TracePlace[] = [];
@@ -41,12 +41,8 @@ export class TracePlaces {
   /** The places the decision being made added, until the next decision begins. */
   private addedByDecision: TracePlaceRef[] = [];
 
-  /** `byStart` is keyed by [project, at, trace_id], `legacy` by [trace_id, project]. */
-  constructor(
-    private readonly byStart: KvDb,
-    private readonly legacy: KvDb,
-  ) {
-    for (const key of legacy.keys({})) this.keep(key[0] as string, key[1] as string, null);
+  /** `byStart` is keyed by [project, at, trace_id]. */
+  constructor(private readonly byStart: KvDb) {
     for (const key of byStart.keys({})) this.keep(key[2] as string, key[0] as string, key[1] as string);
   }
 
@@ -56,13 +52,13 @@ export class TracePlaces {
     return kept === undefined ? none : Array.isArray(kept) ? kept : [kept];
   }
 
-  /** Where a trace's entry at a place is stored: the one statement of both key layouts. */
-  entryRef(traceId: string, project: string, at: string | null): KvRef {
-    return at === null ? { db: this.legacy, key: [traceId, project] } : { db: this.byStart, key: [project, at, traceId] };
+  /** The key of a trace's entry at a place: the one statement of the key's layout. */
+  entryKey(traceId: string, project: string, at: string): Key {
+    return [project, at, traceId];
   }
 
   /** A decision stores a trace's entry at a place. */
-  added(traceId: string, project: string, at: string | null): void {
+  added(traceId: string, project: string, at: string): void {
     if (this.keep(traceId, project, at)) this.addedByDecision.push({ traceId, project, at });
   }
 
@@ -80,7 +76,7 @@ export class TracePlaces {
   }
 
   /** A decision removes or moves the entry at one of a trace's places. */
-  left(traceId: string, project: string, at: string | null): void {
+  left(traceId: string, project: string, at: string): void {
     this.leaving.push({ traceId, project, at });
   }
 
@@ -95,13 +91,12 @@ export class TracePlaces {
     const leaving = this.leaving;
     this.leaving = [];
     for (const { traceId, project, at } of leaving) {
-      const { db, key } = this.entryRef(traceId, project, at);
-      if (!db.has(key)) this.forget(traceId, project, at);
+      if (!this.byStart.has(this.entryKey(traceId, project, at))) this.forget(traceId, project, at);
     }
   }
 
   /** Records a place; false if it was known. */
-  private keep(traceId: string, project: string, at: string | null): boolean {
+  private keep(traceId: string, project: string, at: string): boolean {
     const known = this.of(traceId);
     if (known.some((place) => place.project === project && place.at === at)) return false;
     const place = { project: this.project(project), at };
@@ -109,7 +104,7 @@ export class TracePlaces {
     return true;
   }
 
-  private forget(traceId: string, project: string, at: string | null): void {
+  private forget(traceId: string, project: string, at: string): void {
     const rest = this.of(traceId).filter((place) => place.project !== project || place.at !== at);
     if (rest.length === 0) this.places.delete(traceId);
     else this.places.set(traceId, rest.length === 1 ? rest[0]! : rest);

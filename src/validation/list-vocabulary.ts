@@ -1,10 +1,18 @@
 // The list vocabulary of query schemas, read in one place: each filter (`x-filter`: the record
 // field it tests, its operation, and a scale for unit conversions), the parameter naming the
 // partition (`x-partition`: the project, which narrows the projects searched rather than
-// filtering records), the ordering whitelist (`x-ordering`) and the search fields (`x-search`). The list pipeline, the span queries and the
-// API document all read a query schema through this.
+// filtering records), the ordering whitelist (`x-ordering`) and the search fields (`x-search`).
+// The list pipeline, the span queries and the API document all read a query schema through this,
+// and `listRequestOf` is the one translation of a validated query into what a list is asked
+// (filters, search terms, ordering, partitions): list endpoints (http/pages.ts) run it as it is,
+// the span queries (traces/span-query.ts) add their start-time bounds on top, and a dataset's
+// datapoints URL tests the datasets list's filters with `filtersOf`.
 import type { AnySchemaObject } from 'ajv';
-import type { FilterOp } from '../query/filters.ts';
+import type { Limits } from '../config.ts';
+import type { Filter, FilterOp } from '../query/filters.ts';
+import type { ListSelection } from '../query/list.ts';
+import { parseOrdering } from '../query/ordering.ts';
+import { splitSearchTerms } from '../query/search.ts';
 import { parseDateOrDateTime, toTimestamp } from './datetime.ts';
 import { canonicalUuid } from './validator.ts';
 
@@ -57,6 +65,40 @@ export function partitionsOf(declaration: ListDeclaration, query: Readonly<Recor
   if (typeof named !== 'string') return [...visible];
   const wanted = canonicalUuid(named);
   return visible.filter((partition) => partition === wanted);
+}
+
+/**
+ * What a validated query asks of a list: the visible partitions it searches, `fixed` filters (the
+ * endpoint's own) then every declared filter it gives, its search terms and its ordering.
+ */
+export function listRequestOf(
+  declaration: ListDeclaration,
+  query: Readonly<Record<string, unknown>>,
+  limits: Pick<Limits, 'searchTermsMax' | 'orderingFieldsMax'>,
+  visible: readonly string[],
+  fixed: readonly Filter[] = [],
+): ListSelection {
+  const { search, ordering } = query;
+  return {
+    partitions: partitionsOf(declaration, query, visible),
+    filters: filtersOf(declaration, query, fixed),
+    searchTerms: typeof search === 'string' ? splitSearchTerms(search, limits.searchTermsMax) : [],
+    searchFields: declaration.search,
+    ordering: typeof ordering === 'string' ? parseOrdering(ordering, declaration.ordering, limits.orderingFieldsMax) : null,
+  };
+}
+
+/**
+ * `fixed`, then each declared filter the query gives, its value as the filter compares it: parsed,
+ * or multiplied by the declared scale.
+ */
+export function filtersOf(declaration: ListDeclaration, query: Readonly<Record<string, unknown>>, fixed: readonly Filter[] = []): Filter[] {
+  const filters = [...fixed];
+  for (const { param, field, op, scale, parse } of declaration.filters) {
+    const value = query[param];
+    if (value !== undefined) filters.push({ field, op, value: scale === undefined ? parse(value) : (value as number) * scale });
+  }
+  return filters;
 }
 
 function parserFor(property: AnySchemaObject, op: FilterOp): (value: unknown) => unknown {

@@ -1,11 +1,14 @@
 // Canonical JSON: one text for one JSON value whatever the key order it was written in, so that
-// equal content compares equal and hashes equal on any machine. Object keys are sorted by code
-// point at every depth, nothing is added between tokens, and strings and numbers are written as
-// JSON.stringify writes them. Pure.
+// equal content compares equal and hashes equal on any machine. It is RFC 8785's JSON
+// Canonicalization Scheme (JCS): object keys sorted by their UTF-16 code units at every depth,
+// nothing between tokens, strings and numbers as JSON.stringify (ECMAScript's Number::toString)
+// writes them, so a client recomputes it with any JCS implementation. A string holding a lone
+// surrogate, which RFC 8785 leaves out (it is not I-JSON), is written as JSON.stringify writes
+// it: escaped, "\ud800". Pure.
 import type { Json } from '../domain/records.ts';
 
 export function canonicalJson(value: Json): string {
-  const ordered = inCodePointOrder(value);
+  const ordered = inKeyOrder(value);
   return ordered === unorderable ? written(value) : JSON.stringify(ordered);
 }
 
@@ -13,19 +16,19 @@ export function canonicalJson(value: Json): string {
 const unorderable = Symbol('unorderable');
 
 /**
- * The value with its objects' keys in code-point order: itself where they are already (nothing
- * copied), else a copy of what needed reordering. JSON.stringify then writes it in one native pass
- * as one flat string; text built by concatenation is a tree of pieces, and a dataset diff keeps
- * 100,000 canonical inputs alive, which every scavenge copied piece by piece (half of a cold
- * diff's time was GC). An object keeps array-index keys ("2", "10") first in numeric order,
+ * The value with its objects' keys in UTF-16 code unit order: itself where they are already
+ * (nothing copied), else a copy of what needed reordering. JSON.stringify then writes it in one
+ * native pass as one flat string; text built by concatenation is a tree of pieces, and a dataset
+ * diff keeps 100,000 canonical inputs alive, which every scavenge copied piece by piece (half of a
+ * cold diff's time was GC). An object keeps array-index keys ("2", "10") first in numeric order,
  * whatever order they were added in, so a value with such a key is `unorderable`.
  */
-function inCodePointOrder(value: Json): Json | typeof unorderable {
+function inKeyOrder(value: Json): Json | typeof unorderable {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     let copy: Json[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = inCodePointOrder(value[i]!);
+      const item = inKeyOrder(value[i]!);
       if (item === unorderable) return unorderable;
       if (item !== value[i] && !copy) copy = value.slice(0, i);
       copy?.push(item);
@@ -36,14 +39,15 @@ function inCodePointOrder(value: Json): Json | typeof unorderable {
   let sorted = true;
   for (let i = 0; i < keys.length; i++) {
     if (isArrayIndex(keys[i]!)) return unorderable;
-    if (i > 0 && compareCodePoints(keys[i - 1]!, keys[i]!) > 0) sorted = false;
+    if (i > 0 && keys[i - 1]! > keys[i]!) sorted = false;
   }
-  if (!sorted) keys.sort(compareCodePoints);
+  // sort()'s own order is by UTF-16 code units, JCS's order.
+  if (!sorted) keys.sort();
   // Copies have no prototype, so that a "__proto__" key (JSON.parse makes it an own property) stays one.
   let copy: { [key: string]: Json } | undefined = sorted ? undefined : Object.create(null);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    const item = inCodePointOrder(value[key]!);
+    const item = inKeyOrder(value[key]!);
     if (item === unorderable) return unorderable;
     if (item !== value[key] && !copy) {
       copy = Object.create(null) as { [key: string]: Json };
@@ -73,15 +77,17 @@ function written(value: Json): string {
     for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + written(value[i]!);
     return `${text}]`;
   }
-  const keys = Object.keys(value).sort(compareCodePoints);
+  const keys = Object.keys(value).sort();
   let text = '{';
   for (let i = 0; i < keys.length; i++) text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${written(value[keys[i]!]!)}`;
   return `${text}}`;
 }
 
 /**
- * Orders strings by code point (as UTF-8 bytes compare). JavaScript compares UTF-16 code units,
- * which agrees except where a surrogate (half of a code point above U+FFFF) meets U+E000..U+FFFF.
+ * Orders strings by code point (as UTF-8 bytes compare), for names shown in order (an iteration
+ * comparison's dimensions); canonical JSON orders keys by UTF-16 code units instead, as RFC 8785
+ * does. The two agree except where a surrogate (half of a code point above U+FFFF) meets
+ * U+E000..U+FFFF.
  */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);

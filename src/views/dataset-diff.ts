@@ -8,15 +8,17 @@ import { createHash } from 'node:crypto';
 import type { Datapoint } from '../domain/records.ts';
 import { canonicalJson, sameJson } from './canonical-json.ts';
 
-export type Change = 'removed' | 'changed' | 'added';
+/** What became of a datapoint from one version of a dataset to another. */
+export type DatapointChange = 'removed' | 'changed' | 'added';
 
 export interface DatasetDigest {
   /** Each datapoint's canonical input, in stored order. */
   readonly inputs: readonly string[];
   /**
-   * "sha256:" + the hex SHA-256 of the UTF-8 canonical JSON of the array of the datapoints'
-   * content ({expected_output, input, order, persona, tags}) in stored order: ids and times are
-   * left out, so equal content has an equal hash on any machine.
+   * "sha256:" + the hex SHA-256 of the UTF-8 canonical JSON (RFC 8785, JCS) of the array of the
+   * datapoints' content ({expected_output, input, order, persona, tags}) in stored order: ids and
+   * times are left out, so equal content has an equal hash on any machine, and a client
+   * recomputes it with any JCS implementation.
    */
   readonly contentHash: string;
 }
@@ -25,7 +27,7 @@ export interface DatasetDiff {
   /** Each change in answer order, as positions in the `from` and `to` datapoints (-1: no such side). */
   readonly before: Int32Array;
   readonly after: Int32Array;
-  readonly counts: Readonly<Record<Change | 'unchanged', number>>;
+  readonly counts: Readonly<Record<DatapointChange | 'unchanged', number>>;
   /** Each version's content hash (DatasetDigest.contentHash). */
   readonly fromHash: string;
   readonly toHash: string;
@@ -33,7 +35,7 @@ export interface DatasetDiff {
 
 /** One change, by position in each version's datapoints (-1 where that side has none). */
 export interface ChangeEntry {
-  change: Change;
+  change: DatapointChange;
   before: number;
   after: number;
 }
@@ -63,7 +65,7 @@ function computeDigest(datapoints: readonly Datapoint[]): DatasetDigest {
   return { inputs, contentHash: `sha256:${hash.digest('hex')}` };
 }
 
-/** canonicalJson of a datapoint's content, reusing its canonical input (these keys are already in code-point order). */
+/** canonicalJson of a datapoint's content, reusing its canonical input (these ASCII keys are already in JCS order). */
 function contentJson(point: Datapoint, input: string): string {
   return `{"expected_output":${canonicalJson(point.expected_output)},"input":${input},"order":${canonicalJson(point.order)},"persona":${canonicalJson(point.persona)},"tags":${canonicalJson(point.tags)}}`;
 }
@@ -155,13 +157,13 @@ function inAnswerOrder(
   return { before, after };
 }
 
-export function changeAt(diff: DatasetDiff, k: number): Change {
+export function changeAt(diff: DatasetDiff, k: number): DatapointChange {
   if (diff.before[k]! < 0) return 'added';
   return diff.after[k]! < 0 ? 'removed' : 'changed';
 }
 
 /** One page of the changes, all of them or those of one kind. */
-export function diffPage(diff: DatasetDiff, only: Change | undefined, offset: number, limit: number): { count: number; items: ChangeEntry[] } {
+export function diffPage(diff: DatasetDiff, only: DatapointChange | undefined, offset: number, limit: number): { count: number; items: ChangeEntry[] } {
   const count = only ? diff.counts[only] : diff.before.length;
   const items: ChangeEntry[] = [];
   let seen = 0;

@@ -28,7 +28,7 @@ const unknownFields = [
 const invalidPk = (id: string) => `Invalid pk "${id}" - object does not exist.`;
 const missingId = '00000000-0000-4000-8000-000000000000';
 
-test('creating an agent answers the full agent; omitted text reads "", other omitted fields null, is_deleted false', () =>
+test('creating an agent answers the full agent; omitted text reads "", the model\'s defaults, other omitted fields null', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const reply = await member.client.post('/api/agents/', {
@@ -44,9 +44,15 @@ test('creating an agent answers the full agent; omitted text reads "", other omi
     assert.is(reply.body.created_at, reply.body.updated_at);
     assert.is(reply.body.is_deleted, false);
     const text = ['agent_path', 'analyzer_model', 'description', 'display_name', 'entrypoint_fn', 'model', 'policy_markdown', 'status'];
+    const modelDefaults: Record<string, unknown> = { dataset_has_expected_output: false, dataset_size: 0 };
     for (const field of fullFields.filter((name) => !['id', 'created_at', 'updated_at', 'name', 'project', 'slug', 'is_deleted'].includes(name))) {
-      assert.is(reply.body[field], text.includes(field) ? '' : null, field);
+      assert.is(reply.body[field], text.includes(field) ? '' : field in modelDefaults ? modelDefaults[field] : null, field);
     }
+    const nulled = await member.client.post('/api/agents/', {
+      name: 'Nulled', slug: 'nulled', project: project.id, dataset_has_expected_output: null, dataset_size: null,
+    });
+    assert.is(nulled.body.dataset_has_expected_output, null);
+    assert.is(nulled.body.dataset_size, null);
     const again = await member.client.get(`/api/agents/${reply.body.id}/`);
     assert.equal(again.body, reply.body);
   }));

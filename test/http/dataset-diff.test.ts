@@ -1,5 +1,6 @@
 // GET /api/datasets/{id}/diff/{other_id}/: what one version of an agent's dataset removes,
 // changes and adds against another, datapoints matched by canonical input.
+import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,7 +47,7 @@ test('identical versions list nothing: every datapoint is unchanged and the cont
     assert.equal((await member.client.get(diffPath(first, first))).body.summary.unchanged, 2);
   }));
 
-test('content_hash is sha256 of the canonical JSON of the datapoints\' content in stored order, ids and times left out', () =>
+test('content_hash is sha256 of the canonical JSON (RFC 8785) of the datapoints\' content in stored order, ids and times left out', () =>
   withService(async ({ client }) => {
     const { member, version } = await agentOfNewMember(client);
     const dataset = await version([
@@ -60,6 +61,27 @@ test('content_hash is sha256 of the canonical JSON of the datapoints\' content i
     const expected = `sha256:${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
     const reply = await member.client.get(diffPath(dataset, dataset));
     assert.is(reply.body.summary.from.content_hash, expected);
+  }));
+
+test('a client recomputes content_hash from the datapoints listing with an RFC 8785 implementation and SHA-256', () =>
+  withService(async ({ client }) => {
+    const { member, agent } = await agentOfNewMember(client);
+    // Sent as text, so that the numbers arrive as written.
+    const body =
+      '{"agent":"' + agent.id + '","datapoints":[' +
+      '{"input":{"\\ufffd":1,"\\ud83d\\ude00":2,"\\u00e9":3,"\\ue000":[0.1,-0,1e21,1E-7]},"expected_output":{"10":1,"9":2,"\\udbff\\udfff":9007199254740993},"order":3},' +
+      '{"input":[123456789012345678901234567890,-9223372036854775808,5e-324,0.30000000000000004],"persona":"na\\u00efve \\ud83d\\ude00","tags":["\\u2028"],"order":1},' +
+      '{"input":"plain","expected_output":{"":null,"\\u0000":true,"a\\\\b":"\\"quoted\\""},"order":2}]}';
+    const dataset = await member.client.request('POST', '/api/datasets/', body, { 'content-type': 'application/json' });
+    assert.is(dataset.status, 201, dataset.text);
+    const listed = await member.client.get(`/api/datasets/${dataset.body.id}/datapoints/`, { page_size: 100 });
+    assert.equal(listed.body.results.map((point: { order: number }) => point.order), [1, 2, 3], 'stored order');
+    const content = listed.body.results.map(({ expected_output, input, order, persona, tags }: Record<string, unknown>) => ({ expected_output, input, order, persona, tags }));
+    const expected = `sha256:${createHash('sha256').update(canonicalize(content)!, 'utf8').digest('hex')}`;
+    const reply = await member.client.get(diffPath(dataset.body, dataset.body));
+    assert.is(reply.body.summary.from.content_hash, expected);
+    // Keys in UTF-16 code unit order: the astral key comes before U+E000..U+FFFF.
+    assert.match(canonicalize(content)!, /"input":\{"\u00e9":3,"\u{1F600}":2,"\uE000":\[0\.1,0,1e\+21,1e-7\],"\uFFFD":1\}/u);
   }));
 
 test('the content hash is the same after a restart', async () => {

@@ -31,7 +31,7 @@ test('agent and project slugs accept only letters, numbers, underscores and hyph
     assert.is((await createProject(member.client, { slug: 'UPPER_lower-09' })).slug, 'UPPER_lower-09');
   }));
 
-test('omitted text fields read back as "" in every representation, list items included; explicit null stays null', () =>
+test('omitted text fields read back as "" and omitted booleans and counts as the model\'s defaults in every representation, list items included; explicit null stays null', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const agent = await createAgent(member.client, project.id);
@@ -40,7 +40,8 @@ test('omitted text fields read back as "" in every representation, list items in
     for (const field of ['agent_path', 'analyzer_model', 'description', 'display_name', 'entrypoint_fn', 'model', 'status']) {
       assert.is(listedAgent[field], '', field);
     }
-    assert.is(listedAgent.dataset_size, null);
+    assert.is(listedAgent.dataset_size, 0);
+    assert.is(listedAgent.dataset_has_expected_output, false);
     const listedDataset = (await member.client.get('/api/datasets/')).body.results[0];
     assert.equal(
       [listedDataset.name, listedDataset.generator_model, listedDataset.policy_hash, listedDataset.source, listedDataset.metadata],
@@ -54,6 +55,7 @@ test('omitted text fields read back as "" in every representation, list items in
 
     const listedProject = (await member.client.get('/api/projects/')).body.results[0];
     assert.is(listedProject.description, '');
+    assert.is(listedProject.is_active, true);
 
     await createJob(member.client);
     const listedJob = (await member.client.get('/api/jobs/')).body.results[0];

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
-test('creating a project answers the full project; an omitted description reads back as "", other omitted fields as null', () =>
+test('creating a project answers the full project; an omitted description reads "", is_active true, settings null; explicit null stays', () =>
   withService(async ({ client }) => {
     const member = await registerUser(client);
     const reply = await member.client.post('/api/projects/', { name: '  Alpha  ', slug: 'alpha', id: 'ignored', created_at: 'ignored' });
@@ -12,14 +12,15 @@ test('creating a project answers the full project; an omitted description reads 
     assert.is(reply.body.name, 'Alpha');
     assert.is(reply.body.description, '');
     assert.is(reply.body.settings, null);
-    assert.is(reply.body.is_active, null);
+    assert.is(reply.body.is_active, true);
     assert.is.not(reply.body.id, 'ignored');
     const withAll = await member.client.post('/api/projects/', {
       name: 'Beta', slug: 'beta', description: 'd', is_active: false, settings: { nested: [1, { deep: true }] },
     });
     assert.equal(withAll.body.settings, { nested: [1, { deep: true }] });
-    const nulled = await member.client.post('/api/projects/', { name: 'Gamma', slug: 'gamma', description: null });
+    const nulled = await member.client.post('/api/projects/', { name: 'Gamma', slug: 'gamma', description: null, is_active: null });
     assert.is(nulled.body.description, null);
+    assert.is(nulled.body.is_active, null);
     assert.is(withAll.body.is_active, false);
   }));
 

@@ -433,8 +433,9 @@ function startLoad(world: World, client: Client, random: Random): Promise<void> 
         try {
           await pickOperation(random)(world, client, random);
         } catch (error) {
-          // fetch failed: the connection died with the process. Any other error is a bug.
-          if (error instanceof TypeError && error.message === 'fetch failed') return;
+          // The connection died with the process: before the answer's head ('fetch failed') or
+          // while its body was streaming ('terminated', as a compressed answer is). Any other error is a bug.
+          if (error instanceof TypeError && (error.message === 'fetch failed' || error.message === 'terminated')) return;
           throw error;
         }
       }

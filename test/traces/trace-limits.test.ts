@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { exportRequestType } from '../../src/traces/otlp.ts';
 import { pack, spanJson, type SpanRecord } from '../../src/traces/span-record.ts';
+import { migrateSpanLayout } from '../../src/traces/span-layout.ts';
 import { SpanStore } from '../../src/traces/span-store.ts';
 import { fullBounds } from '../../src/traces/span-query.ts';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
@@ -68,7 +69,7 @@ test('the limit counts per trace, across batches and decisions, and a repeated s
   assert.is(store.spanCount(project, 'all', ''), 3);
 });
 
-test('a trace stored before link entries carried `since` keeps its entries under their old key', async () => {
+test('a trace stored before link entries carried `since` is migrated when the store opens: its link entries are keyed by its start', async () => {
   const kv = new MemoryKv();
   const earlier = new SpanStore(kv);
   // As an earlier build wrote one span of a trace: no `since` in its entry, links keyed without it.
@@ -77,22 +78,23 @@ test('a trace stored before link entries carried `since` keeps its entries under
   const ref = [span_id, start_time_ns, true] as const;
   await kv.write([
     { db: earlier.spans, key: [project, start_time_ns, trace_id, span_id], value: stored },
-    { db: earlier.legacyTraces, key: [trace_id, project], value: { head: ref, spans: [ref], tokens: 0 } },
+    { db: kv.db('traces'), key: [trace_id, project], value: { head: ref, spans: [ref], tokens: 0 } },
     { db: earlier.order, key: [project, start_time_ns, trace_id], value: span_id },
     { db: earlier.links, key: [project, 'job', 'job-1', trace_id], value: [[start_time_ns, span_id]] },
     { db: earlier.counts, key: [project, 'all', '', 'svc'], value: 1 },
     { db: earlier.counts, key: [project, 'job', 'job-1', 'svc'], value: 1 },
     { db: earlier.counts, key: [project, 'traces'], value: 1 },
   ]);
-  // The store opens on it (and moves its entry once the trace changes).
+  // The store opens on it: its entry and link entry are migrated first.
+  await migrateSpanLayout(kv);
   const store = new SpanStore(kv);
   await kv.write(store.ingestOps([[span(1, 2, { parent_span_id: spanId(1) }), span(2, 3)]]).ops);
   const linked = (trace: number) => [...store.linkedSpans(project, 'job', 'job-1', fullBounds, false)].filter((s) => s.trace_id === traceId(trace));
   assert.equal(linked(1).map((s) => s.span_id), [spanId(1), spanId(2)]);
-  assert.equal([...store.links.keys({})].map((key) => key.length).sort(), [4, 5]);
+  assert.equal([...store.links.keys({})].map((key) => key.length).sort(), [5, 5]);
   assert.equal([...store.linkedHeads(project, 'job', 'job-1', fullBounds, false)].map((s) => s.span_id), [spanId(1), spanId(3)]);
   await kv.write(store.removalOps(project, null, 10).ops);
-  for (const db of [store.spans, store.traces, store.legacyTraces, store.order, store.links, store.counts]) assert.equal([...db.keys({})], []);
+  for (const db of [store.spans, store.traces, kv.db('traces'), store.order, store.links, store.counts]) assert.equal([...db.keys({})], []);
 });
 
 test('a span whose detail was packed as a SpanDetail (stores written before) reads as it did', () => {

@@ -25,7 +25,7 @@ function withDatasets(...ids: string[]): AgentState {
   return state;
 }
 
-test('a new agent has omitted text fields blank, other optional fields null, is_deleted false, and given fields kept', () => {
+test('a new agent has omitted text fields blank, the model\'s defaults, other optional fields null, and given fields kept', () => {
   const record = agent({ model: 'gpt', tags: ['x'], id: 'ignored-by-type', display_name: null });
   assert.is(record.id, 'a1');
   assert.is(record.model, 'gpt');
@@ -33,7 +33,8 @@ test('a new agent has omitted text fields blank, other optional fields null, is_
   assert.is(record.description, '');
   assert.is(record.display_name, null);
   assert.is(record.agent_description, null);
-  assert.is(record.dataset_size, null);
+  assert.is(record.dataset_size, 0);
+  assert.is(record.dataset_has_expected_output, false);
   assert.is(record.active_dataset, null);
   assert.is(record.is_deleted, false);
   assert.is(record.created_at, now);

@@ -1,3 +1,4 @@
+import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -24,19 +25,52 @@ test('canonical JSON sorts keys at every depth, keeps array order and writes no 
   for (const value of [1e21, 0.1, -0, 1.5e-7, 'é\n"\u2028', true, '\ud800']) assert.is(canonicalJson(value), JSON.stringify(value), String(value));
 });
 
-test('keys sort by code point: a character above U+FFFF after U+E000..U+FFFF, unlike UTF-16 order', () => {
+test('keys sort by UTF-16 code units, as RFC 8785 says: a character above U+FFFF before U+E000..U+FFFF', () => {
+  const astral = '\u{1F600}';
+  const high = '\uFFFD';
+  assert.is(canonicalJson({ [high]: 2, [astral]: 1, z: 3, A: 4 }), `{"A":4,"z":3,"${astral}":1,"${high}":2}`);
+  assert.is(canonicalJson({ [astral]: 1, [high]: 2, z: 3, A: 4 }), `{"A":4,"z":3,"${astral}":1,"${high}":2}`);
+  // RFC 8785, 3.2.3: its example of property sorting.
+  const sample = JSON.parse('{"\\u20ac":"Euro Sign","\\r":"Carriage Return","\\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One",' +
+    '"\\ud83d\\ude00":"Emoji: Grinning Face","\\u0080":"Control","\\u00f6":"Latin Small Letter O With Diaeresis"}') as Json;
+  const order = ['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'];
+  const names = sample as Record<string, Json>;
+  assert.is(canonicalJson(sample), `{${order.map((key) => `${JSON.stringify(key)}:${JSON.stringify(names[key])}`).join(',')}}`);
+});
+
+test('compareCodePoints (names shown in order) orders by code point, as UTF-8 bytes do', () => {
   const astral = '\u{1F600}';
   const high = '\uFFFD';
   assert.ok(astral < high, 'JavaScript orders the surrogate first');
   assert.ok(compareCodePoints(high, astral) < 0);
   assert.ok(compareCodePoints('a', 'ab') < 0 && compareCodePoints('b', 'ab') > 0 && compareCodePoints('x', 'x') === 0);
-  assert.is(canonicalJson({ [astral]: 1, [high]: 2, z: 3, A: 4 }), `{"A":4,"z":3,"${high}":2,"${astral}":1}`);
   const keys = ['\u{10000}', '\uE000', '\uD7FF', 'a', '\u00e9', '\u{1F600}', '\uFFFF'];
   const byBytes = [...keys].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   assert.equal([...keys].sort(compareCodePoints), byBytes, 'code point order is UTF-8 byte order');
 });
 
-test('integer keys, which objects order first, still sort by code point', () => {
+test('canonical JSON is RFC 8785 (JCS): the canonicalize package writes the same text', () => {
+  // RFC 8785, 3.2.2: its example of serialization (numbers, escapes, literals).
+  const example = JSON.parse(
+    '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],' +
+      '"string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}',
+  ) as Json;
+  const expected = '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}';
+  assert.is(canonicalJson(example), expected);
+  assert.is(canonicalize(example), expected);
+  const values: Json[] = [
+    example,
+    { '\u{1F600}': 1, '\uE000': 2, '\uFFFF': 3, '\u00e9': 4, 'é́': 5, '': 6, 'a\u0000': 7, '\u{10FFFF}': 8, '\uD7FF': 9, z: 10 },
+    { 10: 'ten', 9: 'nine', 1: 'one', '01': 'zero-one', '-1': 'minus', b: [{ 2: null, a: { '\u{1F600}': [], '\uFFFD': {} } }] },
+    [1e21, 1e20, 0.1, 0.2 + 0.1, -0, 0, 2 ** 53, 2 ** 53 + 2, 9007199254740993, -(2 ** 63), 1.7976931348623157e308, 5e-324, 1e-7, 1.5e-7, 123e-20, -1.5],
+    ['é\n"\u2028\u2029\u007f\u0000\u001f\\/', '\u{1F600}', '<script>', ''],
+    JSON.parse('{"z":1,"__proto__":{"b":1,"a":2}}') as Json,
+    null, true, false, 'text', 42,
+  ];
+  for (const value of values) assert.is(canonicalJson(value), canonicalize(value), JSON.stringify(value));
+});
+
+test('integer keys, which objects order first, still sort by code unit', () => {
   assert.is(canonicalJson({ b: 1, 10: 2, 9: 3 }), '{"10":2,"9":3,"b":1}');
   assert.is(canonicalJson([{ z: { 2: 'x', a: [] } }, 'y']), '[{"z":{"2":"x","a":[]}},"y"]');
   assert.is(canonicalJson({ '01': 1, '1': 2, '4294967295': 3, '-1': 4 }), '{"-1":4,"01":1,"1":2,"4294967295":3}');
@@ -44,13 +78,8 @@ test('integer keys, which objects order first, still sort by code point', () => 
 });
 
 test('canonical JSON is the same text whether the keys came sorted, unsorted, or numeric', () => {
-  // The reference writes every value piece by piece, as the canonical form is defined.
-  const reference = (value: Json): string => {
-    if (value === null || typeof value !== 'object') return JSON.stringify(value);
-    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
-    const keys = Object.keys(value).sort(compareCodePoints);
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${reference(value[key]!)}`).join(',')}}`;
-  };
+  // The reference is an RFC 8785 implementation, which writes every value piece by piece.
+  const reference = (value: Json): string => canonicalize(value)!;
   const keyPool = ['a', 'b', 'B', 'z', '10', '9', '0', 'é', '\uffff', '\ud83d\ude00', '', '__proto__'];
   let seed = 7;
   const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
@@ -80,11 +109,16 @@ test('sameJson is equality of canonical JSON', () => {
   }
 });
 
+/** The content hash as a client recomputes it: RFC 8785 (the canonicalize package), then SHA-256. */
+const recomputed = (points: readonly Datapoint[]) =>
+  `sha256:${createHash('sha256').update(canonicalize(points.map(({ expected_output, input, order, persona, tags }) => ({ expected_output, input, order, persona, tags })))!, 'utf8').digest('hex')}`;
+
 test('the content hash is sha256 of the canonical JSON of the content, and ignores ids and key order', () => {
   const points = stored([{ input: { b: 1, a: 2 }, expected_output: { y: [1], x: 'é' }, tags: ['t'], persona: null }, { input: 'q' }]);
   const content = points.map(({ expected_output, input, order, persona, tags }) => ({ expected_output, input, order, persona, tags }));
   const expected = `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`;
   assert.is(digestOf(points).contentHash, expected);
+  assert.is(recomputed(points), expected);
   const reordered = stored([{ input: { a: 2, b: 1 }, expected_output: { x: 'é', y: [1] }, tags: ['t'], persona: null }, { input: 'q' }]);
   assert.is(digestOf(reordered).contentHash, expected);
   assert.equal(digestOf(points).inputs, ['{"a":2,"b":1}', '"q"']);
@@ -96,6 +130,26 @@ test('a hash over many chunks is the hash of the whole text', () => {
   const points = stored(Array.from({ length: 5000 }, (_, i) => ({ input: { question: `q${i}`.repeat(10) }, expected_output: i })));
   const content = points.map(({ expected_output, input, order, persona, tags }) => ({ expected_output, input, order, persona, tags }));
   assert.is(digestOf(points).contentHash, `sha256:${createHash('sha256').update(canonicalJson(content)).digest('hex')}`);
+  assert.is(digestOf(points).contentHash, recomputed(points));
+});
+
+test('the content hash is what an RFC 8785 implementation and SHA-256 make of it: non-ASCII and astral keys, awkward numbers', () => {
+  const points = stored([
+    { input: { '\uFFFD': 1, '\u{1F600}': 2, é: 3, '\uE000': [0.1, -0, 1e21] }, expected_output: { 10: 1, 9: 2, '\u{10FFFF}': 2 ** 53 + 2 }, tags: ['\u2028'] },
+    { input: [9007199254740993, 1e-7, 5e-324, -1.5, 0.2 + 0.1], persona: 'naïve \u{1F600}', order: 7 },
+    { input: 'plain', expected_output: -(2 ** 63), tags: { '': null, '\u0000': true } },
+  ]);
+  assert.is(digestOf(points).contentHash, recomputed(points));
+  // The order of UTF-16 code units puts the astral key before U+E000..U+FFFF; by code point it would come last.
+  assert.is(digestOf(points).inputs[0], `{"\u00e9":3,"\u{1F600}":2,"\uE000":[0.1,0,1e+21],"\uFFFD":1}`);
+});
+
+test('inputs with non-ASCII and astral keys match whatever their key order', () => {
+  const from = stored([{ input: { '\uFFFD': 1, '\u{1F600}': 2, é: { '\uE000': 1, '\u{10000}': 2 } } }, { input: 'gone' }]);
+  const to = stored([{ input: { é: { '\u{10000}': 2, '\uE000': 1 }, '\u{1F600}': 2, '\uFFFD': 1 } }, { input: 'new' }]);
+  const diff = diffDatapoints(from, to);
+  assert.equal(diff.counts, { removed: 1, changed: 0, added: 1, unchanged: 1 });
+  assert.equal(rows(diff, from, to), [['removed', 'gone'], ['added', 'new']]);
 });
 
 test('identical and empty versions have no changes', () => {

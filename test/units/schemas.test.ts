@@ -1,11 +1,11 @@
 // Each field, enum and default is written once, in schemas/; what TypeScript must also spell out
-// (the domain's enums, writable fields and blank-text defaults) is held equal to the schemas here,
+// (the domain's enums, writable fields, blank-text and other defaults) is held equal to the schemas here,
 // and list items are derived from their full forms.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  agentBlankText, agentWritableFields, iterationBlankText, iterationStatuses, iterationWritableFields, jobBlankText, jobStatuses,
-  jobTypes, jobWritableFields,
+  agentBlankText, agentDefaults, agentWritableFields, iterationBlankText, iterationStatuses, iterationWritableFields, jobBlankText, jobStatuses,
+  jobTypes, jobWritableFields, projectDefaults,
 } from '../../src/domain/records.ts';
 import { sharedValidator, Validator } from '../../src/validation/validator.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,17 @@ test('the text fields that default to "" are those whose request schema says so'
   assert.equal([...agentBlankText].sort(), blank('agents.agent'));
   assert.equal([...jobBlankText].sort(), blank('jobs.job'));
   assert.equal([...iterationBlankText].sort(), blank('iterations.iteration'));
+});
+
+test('the booleans and counts that read back as their model\'s default are those whose request schema gives one', () => {
+  const others = (id: string) =>
+    Object.fromEntries(
+      Object.entries(properties(id)).filter(([, property]) => property.default !== undefined && property.default !== '').map(([name, property]) => [name, property.default]),
+    );
+  assert.equal(others('agents.agent'), { ...agentDefaults });
+  assert.equal(others('projects.project'), { ...projectDefaults });
+  assert.equal(agentDefaults, { dataset_has_expected_output: false, dataset_size: 0 });
+  assert.equal(projectDefaults, { is_active: true });
 });
 
 test('every view picked from a record\'s schema holds each picked field exactly as the record\'s schema describes it', () => {

@@ -28,7 +28,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
     const agent = visibleAgent(ctx);
     const changes = agentChanges(ctx.state.body);
     const target = changes.project === undefined ? agent.project : projectReference(deps, ctx.state.principal, changes.project);
-    const events = await registry.write(registry.actor('agent', agent.id), [agent.project, target], { type: 'UpdateAgent', changes, now: timestamp(clock) });
+    const events = await registry.ask(registry.actor('agent', agent.id), [agent.project, target], { type: 'UpdateAgent', changes, now: timestamp(clock) });
     reply(ctx, 200, agentJson(agentAfter(events)));
   };
 
@@ -82,7 +82,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const agent = visibleAgent(ctx);
-        await registry.write(registry.actor('agent', agent.id), [agent.project], { type: 'DeleteAgent', now: timestamp(clock) });
+        await registry.ask(registry.actor('agent', agent.id), [agent.project], { type: 'DeleteAgent', now: timestamp(clock) });
         noContent(ctx);
       },
     },

@@ -9,11 +9,11 @@ import { invalid, invalidPk } from '../../domain/rejection.ts';
 import { predicateFor } from '../../query/filters.ts';
 import type { Query } from '../../validation/validator.ts';
 import { timestamp } from '../../clock.ts';
-import { diffPage, type Change, type DatasetDiff } from '../../views/dataset-diff.ts';
+import { diffPage, type DatapointChange, type DatasetDiff } from '../../views/dataset-diff.ts';
 import { keptAnswer, LruCache } from '../../views/lru-cache.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { listDeclaration } from '../../validation/list-vocabulary.ts';
+import { filtersOf, listDeclaration } from '../../validation/list-vocabulary.ts';
 import { listEndpoint, paginate } from '../pages.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
@@ -85,7 +85,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
         );
         // make_active defaults to true; an explicit null is falsy, as in the original's Python.
         const makeActive = body.make_active === undefined || body.make_active === true;
-        const events = await registry.write(actor, [agent.project], { type: 'CreateDataset', dataset, makeActive });
+        const events = await registry.ask(actor, [agent.project], { type: 'CreateDataset', dataset, makeActive });
         replyJsonText(ctx, 201, datasetJsonText(createdDataset(events), deps.jsonCache));
       },
     },
@@ -108,7 +108,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
         // The dataset's agent actor stays after a soft delete: a missing one means the dataset is gone.
-        await registry.write(registry.actor('agent', dataset.agent), [dataset.project], { type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) });
+        await registry.ask(registry.actor('agent', dataset.agent), [dataset.project], { type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) });
         noContent(ctx);
       },
     },
@@ -120,7 +120,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       responses: { 200: 'datasets.dataset-response' },
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
-        await registry.write(registry.actor('agent', dataset.agent), [dataset.project], { type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) });
+        await registry.ask(registry.actor('agent', dataset.agent), [dataset.project], { type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) });
         replyJsonText(ctx, 200, datasetJsonText(dataset, deps.jsonCache));
       },
     },
@@ -151,7 +151,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
         const to = visibleDataset(ctx, ctx.params.other_id);
         if (from.agent !== to.agent) throw invalid({ non_field_errors: ['Both dataset versions must belong to the same agent.'] });
         const diff = await diffOf(from, to);
-        const only = ctx.state.query.change as Change | undefined;
+        const only = ctx.state.query.change as DatapointChange | undefined;
         const page = paginate(ctx, deps, (offset, limit) => diffPage(diff, only, offset, limit), (entry) => datasetChangeJson(entry, from, to));
         reply(ctx, 200, { ...page, summary: datasetDiffSummaryJson(from, to, diff) });
       },
@@ -166,12 +166,9 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
 function datasetFilterMatcher(deps: DatasetDeps): (dataset: Dataset, query: Query) => boolean {
   const { documents } = deps.validator;
   const accepted = new Set(Object.keys(documents.get('datasets.datapoints-query')!.properties as object));
-  const filters = listDeclaration(documents.get('datasets.list-query')!).filters.filter((filter) => accepted.has(filter.param));
-  return (dataset, query) =>
-    filters.every((filter) => {
-      const value = query[filter.param];
-      return value === undefined || predicateFor({ field: filter.field, op: filter.op, value: filter.parse(value) })(dataset);
-    });
+  const declaration = listDeclaration(documents.get('datasets.list-query')!);
+  const selecting = { ...declaration, filters: declaration.filters.filter((filter) => accepted.has(filter.param)) };
+  return (dataset, query) => filtersOf(selecting, query).every((filter) => predicateFor(filter)(dataset));
 }
 
 function createdDataset(events: readonly AgentEvent[]): Dataset {

@@ -66,7 +66,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
     if (targetId !== undefined && targetId !== iteration.job) {
       await move(iteration, principal, targetId, changes);
     } else {
-      await registry.write(registry.actor('job', iteration.job), [iteration.project], { type: 'UpdateIteration', id: iteration.id, changes });
+      await registry.ask(registry.actor('job', iteration.job), [iteration.project], { type: 'UpdateIteration', id: iteration.id, changes });
     }
     answerIteration(ctx, 200, iteration.id);
   };
@@ -97,7 +97,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
           { id: randomUUID(), now: timestamp(clock), job: job.id, project: job.project, iterationName: body.iteration_name as string },
           pickPresent<IterationChanges>(body, changeFields),
         );
-        await registry.write(actor, [job.project], { type: 'AddIteration', iteration });
+        await registry.ask(actor, [job.project], { type: 'AddIteration', iteration });
         answerIteration(ctx, 201, iteration.id);
       },
     },
@@ -121,7 +121,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        await registry.write(registry.actor('job', iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
+        await registry.ask(registry.actor('job', iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
         noContent(ctx);
       },
     },

@@ -77,7 +77,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
     const changes = pickPresent<JobChanges>(body, jobWritableFields);
     const project = projectAfterUpdate(principal, job, changes);
     const projects = project === job.project ? [project] : [job.project, project];
-    await registry.write(registry.actor('job', job.id), projects, { type: 'UpdateJob', changes, now: timestamp(clock) });
+    await registry.ask(registry.actor('job', job.id), projects, { type: 'UpdateJob', changes, now: timestamp(clock) });
     answerJob(ctx, 200, job.id);
   };
 
@@ -131,7 +131,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
       responses: { 204: null },
       async handle(ctx) {
         const job = visibleJob(ctx);
-        await registry.write(registry.actor('job', job.id), [job.project], { type: 'DeleteJob' });
+        await registry.ask(registry.actor('job', job.id), [job.project], { type: 'DeleteJob' });
         noContent(ctx);
       },
     },

@@ -29,7 +29,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
   const update = async (ctx: ApiContext) => {
     const project = visibleProject(ctx, ctx.params.id!);
     const changes = pickPresent<ProjectChanges>(ctx.state.body, projectFields);
-    await registry.write(registry.actor('project', project.id), [project.id], { type: 'UpdateProject', changes, now: timestamp(clock) });
+    await registry.ask(registry.actor('project', project.id), [project.id], { type: 'UpdateProject', changes, now: timestamp(clock) });
     reply(ctx, 200, projectJson(readModel.projects.get(project.id)!));
   };
 
@@ -114,7 +114,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const user = memberToAdd(deps, ctx.state.body);
         const membership = newMembership({ id: randomUUID(), project: project.id, now: timestamp(clock) }, user);
-        await registry.write(registry.actor('project', project.id), [project.id], { type: 'AddMember', membership });
+        await registry.ask(registry.actor('project', project.id), [project.id], { type: 'AddMember', membership });
         reply(ctx, 201, membershipJson(readModel.membershipsByUser.get(user.id)!.get(project.id)!));
       },
     },
@@ -130,7 +130,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
         const membership = readModel.memberships.get(ctx.params.id!);
         if (!membership || membership.project !== project.id) throw fail.notFound();
         const requestedBy = ctx.state.principal.user.id;
-        await registry.write(registry.actor('project', project.id), [project.id], { type: 'RemoveMember', id: membership.id, requestedBy });
+        await registry.ask(registry.actor('project', project.id), [project.id], { type: 'RemoveMember', id: membership.id, requestedBy });
         noContent(ctx);
       },
     },

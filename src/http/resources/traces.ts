@@ -3,7 +3,6 @@
 import type { Published } from '../../events/change-feed.ts';
 import { jsonText, type JsonValue } from '../../traces/json-text.ts';
 import { SpanLinker } from '../../traces/linking.ts';
-import { otlpEncoding, readOtlpBody } from '../../traces/otlp-body.ts';
 import type { ExportRequest } from '../../traces/otlp-wire.ts';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type OtlpEncoding } from '../../traces/otlp.ts';
 import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
@@ -14,6 +13,7 @@ import type { SpanEvaluation } from '../../traces/span-evaluation.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted, type SpanDraft, type SpanLinks } from '../../traces/spans.ts';
 import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
+import { otlpEncoding, readOtlpBody } from '../otlp-body.ts';
 import { paginate } from '../pages.ts';
 import { replyJsonText, type ApiContext, type Route } from '../route.ts';
 import { visibleProjects } from '../visibility.ts';

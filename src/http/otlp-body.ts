@@ -3,10 +3,10 @@
 // decompressed bytes. Every failure is one of the API's DRF-shaped errors.
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { readBodyBytes } from '../http/body.ts';
-import { fail } from '../http/errors.ts';
-import type { ApiContext } from '../http/route.ts';
-import type { OtlpEncoding } from './otlp.ts';
+import type { OtlpEncoding } from '../traces/otlp.ts';
+import { readBodyBytes } from './body.ts';
+import { fail } from './errors.ts';
+import type { ApiContext } from './route.ts';
 
 const gunzipAsync = promisify(gunzip);
 
