@@ -2158,7 +2158,7 @@ export interface components {
             parent_span_id: string | null;
             /** @description True when the span has no parent. */
             is_root: boolean;
-            /** @description llm_call, tool_call, retrieval or workflow (or the span's own overmind.span_type), derived from its attributes: see the README's trace notes. */
+            /** @description llm_call, tool_call, retrieval or workflow (or the span's own overmind.span_type), derived from its attributes: see the trace notes of docs/API.md. */
             span_type: string;
             /** @description Tokens the span reports (gen_ai.usage.*); a row that stands for its trace (the trace list, a trace's root) counts the whole trace. */
             total_tokens: number;

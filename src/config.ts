@@ -1,5 +1,5 @@
 // Configuration from the environment, frozen once at boot. Every limit the service enforces is
-// named here (qualifier last: `pageSizeMax`), so that the README's limits table has one source.
+// named here (qualifier last: `pageSizeMax`), so that the limits table of docs/API.md has one source.
 import { availableParallelism } from 'node:os';
 
 export type StorageKind = 'lmdb' | 'memory';

@@ -1,4 +1,5 @@
-// The one error mapper. Whatever goes wrong becomes one of the JSON shapes of decisions.md §2;
+// The one error mapper. Whatever goes wrong becomes one of the JSON error shapes of docs/API.md
+// ("Error shapes"): a field map on 400, else {detail, code};
 // Koa's own plain-text errors never reach a client, and a 500 carries only a reference that is
 // logged with the stack.
 import { AssertionError } from 'node:assert';

@@ -1,5 +1,5 @@
 // The typed client example (examples/): the walkthrough runs against a real service, both
-// imported and as the command the README shows, and the committed api-types.ts is exactly what
+// imported and as the command docs/API.md shows, and the committed api-types.ts is exactly what
 // `npm run types` generates from the current OpenAPI document.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
 // Hostile input against every route of the route table (new routes are covered as they are
 // added): thousands of generated requests, each answered without a 5xx, every 4xx in one of the
-// documented shapes (decisions.md §2), and no 4xx changing the store. The run is seeded: a failure
-// prints its seed and request, and `FUZZ_SEED=<seed>` replays it.
+// documented shapes (docs/API.md, "Error shapes": a field map, or {detail, code}), and no 4xx
+// changing the store. The run is seeded: a failure prints its seed and request, and
+// `FUZZ_SEED=<seed>` replays it.
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -88,7 +89,7 @@ function fieldMapProblem(map: Record<string, unknown>): string | null {
   return null;
 }
 
-/** What is wrong with a 4xx answer, if anything (decisions.md §2). */
+/** What is wrong with a 4xx answer, if anything (the error shapes of docs/API.md). */
 function errorProblem(method: string, answer: Answer): string | null {
   if (method === 'HEAD') return null;
   if (!String(answer.headers['content-type']).startsWith('application/json')) return `content-type ${answer.headers['content-type']}`;

@@ -9,7 +9,7 @@ import { spawnService } from '../helpers/process.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
 /**
- * Runs `npm run <script> -- <file>` exactly as the README documents it, without blocking this
+ * Runs `npm run <script> -- <file>` exactly as docs/API.md ("Operating it") documents it, without blocking this
  * process: the service's clients keep writing meanwhile.
  */
 function npmRun(script: 'backup' | 'restore', file: string, dataDir: string): Promise<{ status: number; output: string }> {

@@ -1,5 +1,5 @@
-// `npm start` as the README runs it, in a production install: the dependencies without the dev
-// ones (no TypeScript compiler, no tsx) and dist/ built beforehand (`npm test` builds it). The
+// `npm start` as docs/API.md ("Operating it") runs it, in a production install: the dependencies
+// without the dev ones (no TypeScript compiler, no tsx) and dist/ built beforehand (`npm test` builds it). The
 // install is a scratch directory holding package.json, the start script's helper, a copy of dist/
 // (its build marked current), src/ and schemas/ (read as data) and a node_modules of links to exactly the
 // packages package-lock.json does not mark dev, which is what `npm ci --omit=dev` installs at the

@@ -13,7 +13,7 @@ Each case is a dataset version of `datapoints` datapoints (the test makes datapo
 when left out, the API's default), dimension_scores, trace_id, error} in the order they are posted (shuffled, so that posting order
 is not attempt order); `prior` rows are posted first and then replaced by rows of the same
 datapoint and attempt. Everything expected is computed here from the rows alone, by the rules of
-README.md "## Results per datapoint" and the descriptions of schemas/results/*.json, with numpy
+docs/API.md "## Results per datapoint" and the descriptions of schemas/results/*.json, with numpy
 and scipy; nothing is translated from the TypeScript. Datapoints are named by their index in
 `expected` (the test puts the ids in).
 
