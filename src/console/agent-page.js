@@ -7,18 +7,18 @@ import { jobsTable } from './project-page.js';
 import { pagedTable } from './table.js';
 
 /**
- * @typedef {{ id: string, name: string, slug: string, project: string, display_name: string, description: string, model: string, analyzer_model: string, status: string, agent_path: string, entrypoint_fn: string, active_dataset: string | null, tags: unknown, created_at: string, updated_at: string }} Agent
- * @typedef {{ id: string, agent: string, version: number, name: string, source: string, generator_model: string, num_datapoints: number, created_at: string }} DatasetItem
+ * @typedef {import('./api-types.js').Agent} Agent
+ * @typedef {import('./api-types.js').DatasetListItem} DatasetItem
  */
 
 /** @param {import('./router.js').PageContext} context */
 export async function agentPage({ params, signal }) {
-  /** @type {[Agent, unknown]} */
+  /** @type {[Agent, import('./api-types.js').EvalSpec]} */
   const [agent, evalSpec] = await Promise.all([
     call(`/api/agents/${params.id}/`, { signal }),
     call(`/api/agents/${params.id}/eval_spec/`, { signal }),
   ]);
-  /** @type {{ name: string }} */
+  /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${agent.project}/`, { signal });
   let activeId = agent.active_dataset;
   const notice = h('div', { class: 'notice-slot' });

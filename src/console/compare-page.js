@@ -15,19 +15,13 @@ import { changeStyles, diagonalSwatch, drawnChanges, scatter, swatch } from './s
 import { table } from './table.js';
 
 /**
- * @typedef {import('./format.js').Interval} Interval
  * @typedef {import('./scatter.js').Pair} Pair
  * @typedef {import('./scatter.js').Drawn} Drawn
- * @typedef {{ id: string, iteration_name: string, job: string, order: number | null, status: string | null, avg_score: number | null, created_at: string }} Side
- * @typedef {{ name: string, from: number | null, to: number | null, delta: number | null }} Dimension
- * @typedef {{ datapoint: string, datapoint_order: number, score_from: number, score_to: number, delta: number, trace_id_from: string | null, trace_id_to: string | null }} Moved
- * @typedef {{ name: string, n: number, delta: number | null, ci95: Interval | null, p_value: number | null, p_value_holm: number | null }} DimensionChange
- * @typedef {{ n: number, pass_rate_from: number, pass_rate_to: number, pass_to_fail: number, fail_to_pass: number, mcnemar_p_value: number, mcnemar_mid_p_value: number }} Flips
- * @typedef {'improved' | 'regressed' | 'no_detectable_difference' | 'insufficient_data'} Verdict
- * @typedef {{ mean_from: number | null, mean_to: number | null, delta: number | null, se: number | null, ci95: Interval | null, ci95_bootstrap: Interval | null, p_value: number | null, wilcoxon_p_value: number | null, correlation: number | null }} ScoreChange
- * @typedef {{ comparable: true, confidence: number, dataset: { id: string, version: number }, n_paired: number, missing_in_from: number, missing_in_to: number, score: ScoreChange, passed: Flips | null, dimensions: DimensionChange[], verdict: Verdict, regressions: Moved[], improvements: Moved[] }} Comparable
- * @typedef {{ comparable: false, reason: string }} NotComparable
- * @typedef {{ from: Side, to: Side, avg_score: { from: number | null, to: number | null, delta: number | null }, dimensions: Dimension[], code_diff: string | null, results: Comparable | NotComparable }} Comparison
+ * @typedef {import('./api-types.js').ComparedIteration} Side
+ * @typedef {import('./api-types.js').Moved} Moved
+ * @typedef {import('./api-types.js').Flips} Flips
+ * @typedef {import('./api-types.js').Comparable} Comparable
+ * @typedef {import('./api-types.js').IterationComparison} Comparison
  */
 
 /** The confidences offered; the API takes any from 0.8 to 0.999. */
@@ -71,9 +65,9 @@ export async function comparePage({ params, query, signal }) {
     throw error;
   }
   const { from, to } = comparison;
-  /** @type {import('./project-page.js').JobItem} */
+  /** @type {import('./api-types.js').Job} */
   const job = await call(`/api/jobs/${from.job}/`, { signal });
-  /** @type {{ name: string }} */
+  /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
   const names = { from: from.iteration_name, to: to.iteration_name };
   const results = comparison.results;
@@ -340,7 +334,7 @@ function changeTone(change) {
 /**
  * Links to the traces of a datapoint's runs on both sides ("—" for a side without one): "from" and
  * "to" in a table's cell, the iterations' names where there is room (`named`).
- * @param {{ datapoint_order: number, trace_id_from: string | null, trace_id_to: string | null }} row
+ * @param {Pick<Moved, 'datapoint_order' | 'trace_id_from' | 'trace_id_to'>} row
  * @param {{ from: string, to: string }} names
  * @param {boolean} [named]
  */

@@ -8,9 +8,10 @@ import { navigate, setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
 /**
- * @typedef {import('./agent-page.js').Agent} Agent
- * @typedef {import('./agent-page.js').DatasetItem} DatasetItem
- * @typedef {{ id: string, order: number, input: unknown, expected_output: unknown, persona: string, tags: unknown }} Datapoint
+ * @typedef {import('./api-types.js').Agent} Agent
+ * @typedef {import('./api-types.js').Dataset} Dataset
+ * @typedef {import('./api-types.js').DatasetListItem} DatasetItem
+ * @typedef {import('./api-types.js').Datapoint} Datapoint
  */
 
 const pageSize = 25;
@@ -19,14 +20,14 @@ const pageSize = 25;
 export async function datasetPage({ params, query, signal }) {
   // The list item has no id filter, so the dataset is read whole once; its datapoints are then
   // paged from the datapoints listing (which searches them).
-  /** @type {DatasetItem & { metadata: unknown, datapoints: Datapoint[] }} */
+  /** @type {Dataset} */
   const dataset = await call(`/api/datasets/${params.id}/`, { signal });
   /** @type {[Agent, import('./table.js').Page<DatasetItem>]} */
   const [agent, versions] = await Promise.all([
     call(`/api/agents/${dataset.agent}/`, { signal }),
     call(withQuery('/api/datasets/', { agent: dataset.agent, page_size: 100, ordering: '-version' }), { signal }),
   ]);
-  /** @type {{ name: string }} */
+  /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${agent.project}/`, { signal });
   const active = agent.active_dataset === dataset.id;
 

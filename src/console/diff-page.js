@@ -8,10 +8,9 @@ import { setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
 /**
- * @typedef {import('./dataset-page.js').Datapoint} Datapoint
- * @typedef {{ id: string, version: number, content_hash: string, num_datapoints: number }} Side
- * @typedef {{ from: Side, to: Side, added: number, removed: number, changed: number, unchanged: number }} Summary
- * @typedef {{ change: 'added' | 'removed' | 'changed', before: Datapoint | null, after: Datapoint | null }} Change
+ * @typedef {import('./api-types.js').Datapoint} Datapoint
+ * @typedef {import('./api-types.js').DatasetDiffVersion} Side
+ * @typedef {import('./api-types.js').DatasetDiffChange} Change
  */
 
 const changes = /** @type {const} */ (['added', 'removed', 'changed']);
@@ -20,14 +19,14 @@ const changes = /** @type {const} */ (['added', 'removed', 'changed']);
 export async function diffPage({ params, query, signal }) {
   let change = query.get('change') ?? '';
   const path = `/api/datasets/${params.id}/diff/${params.other_id}/`;
-  /** @type {import('./table.js').Page<Change> & { summary: Summary }} */
+  /** @type {import('./api-types.js').DatasetDiff} */
   const first = await call(withQuery(path, { page_size: 1 }), { signal });
   const { summary } = first;
-  /** @type {{ agent: string }} */
+  /** @type {import('./api-types.js').Dataset} */
   const from = await call(`/api/datasets/${summary.from.id}/`, { signal });
-  /** @type {{ id: string, name: string, display_name: string, project: string }} */
+  /** @type {import('./api-types.js').Agent} */
   const agent = await call(`/api/agents/${from.agent}/`, { signal });
-  /** @type {{ name: string }} */
+  /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${agent.project}/`, { signal });
 
   const rows = pagedTable({

@@ -81,7 +81,7 @@ export function text(text) {
 const meanFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 });
 const percentFormat = new Intl.NumberFormat('en-US', { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
-/** @typedef {{ low: number, high: number }} Interval */
+/** @typedef {import('./api-types.js').Interval} Interval */
 
 /** A mean as a summary shows it, to three decimals. @param {number | null | undefined} value */
 export function mean(value) {

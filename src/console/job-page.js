@@ -18,12 +18,12 @@ import { scoreChart } from './score-chart.js';
 import { pagedTable } from './table.js';
 
 /**
- * @typedef {import('./score-chart.js').ProgressPoint} ProgressPoint
- * @typedef {import('./project-page.js').JobItem} Job
- * @typedef {{ id: string, job: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, description: string, dimension_scores: unknown }} Iteration
- * @typedef {import('./table.js').Page<ProgressPoint> & { counts: { keep: number, discard: number, unset: number }, best_iteration: string | null, best_score: number | null, job: Job }} ProgressPage
- * @typedef {import('./results-page.js').Summary} Summary
- * @typedef {import('./results-page.js').Coverage} Coverage
+ * @typedef {import('./api-types.js').ProgressPoint} ProgressPoint
+ * @typedef {import('./api-types.js').JobListItem} Job the job as its progress names it
+ * @typedef {import('./api-types.js').Iteration} Iteration
+ * @typedef {import('./api-types.js').JobProgress} ProgressPage
+ * @typedef {import('./api-types.js').ResultsSummary} Summary
+ * @typedef {import('./api-types.js').Coverage} Coverage
  */
 
 const progressPageSize = 10_000;
@@ -38,7 +38,7 @@ export async function jobPage({ params, signal }) {
   const summaries = resultSummaries(id, signal, () => {
     for (const slot of tableElement?.querySelectorAll('[data-results]') ?? []) fillResults(/** @type {HTMLElement} */ (slot));
   });
-  /** @type {{ name: string }} */
+  /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
   /** @type {string[]} the picked iterations, oldest pick first */
   let picked = [];
@@ -243,7 +243,7 @@ function resultSummaries(jobId, signal, changed) {
       stale = new Set();
       try {
         if (wanted === 'all' || wanted.size > summariesOneByOneMax) {
-          /** @type {{ iterations: Coverage[] }} */
+          /** @type {import('./api-types.js').JobResultsSummary} */
           const answer = await call(`/api/jobs/${jobId}/results-summary/`, { signal });
           byIteration = new Map(answer.iterations.map((summary) => [summary.iteration, summary]));
         } else {
@@ -338,7 +338,7 @@ function countDecisions(points) {
   return counts;
 }
 
-/** @param {{ keep: number, discard: number, unset: number }} counts */
+/** @param {ProgressPage['counts']} counts */
 function decisions({ keep, discard, unset }) {
   return [`${count(keep)} keep`, `${count(discard)} discard`, unset > 0 ? `${count(unset)} undecided` : ''].filter(Boolean).join(' · ');
 }

@@ -67,7 +67,7 @@ function showSignIn(message) {
 /** Who is signed in, asked once per sign-in. */
 async function showWho() {
   try {
-    /** @type {{ email: string }} */
+    /** @type {import('./api-types.js').User} */
     const me = await call('/api/auth/me/');
     whoName.textContent = me.email;
     whoName.title = me.email;

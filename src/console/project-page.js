@@ -5,10 +5,10 @@ import { dateTime, delta, score, text } from './format.js';
 import { pagedTable } from './table.js';
 
 /**
- * @typedef {import('./projects-page.js').Project} Project
- * @typedef {{ id: string, name: string, slug: string, display_name: string, description: string, model: string, status: string, dataset_size: number | null, updated_at: string }} AgentItem
- * @typedef {{ id: string, agent: string | null, agent_display_name: string | null, status: string, job_type: string | null, baseline_score: number | null, best_score: number | null, improvement: number | null, num_iterations: number | null, created_at: string, updated_at: string, project: string, prompt_slug: string, analyzer_model: string }} JobItem
- * @typedef {{ id: string, user: number, user_email: string, created_at: string }} Membership
+ * @typedef {import('./api-types.js').Project} Project
+ * @typedef {import('./api-types.js').AgentListItem} AgentItem
+ * @typedef {import('./api-types.js').JobListItem} JobItem
+ * @typedef {import('./api-types.js').Membership} Membership
  */
 
 /** @param {import('./router.js').PageContext} context */
@@ -80,7 +80,7 @@ export function jobsTable(key, filter, signal) {
 
 /**
  * What a job is called: its agent and kind ("Support bot · prompt tuning").
- * @param {{ agent_display_name: string | null, job_type: string | null }} job
+ * @param {Pick<JobItem, 'agent_display_name' | 'job_type'>} job
  */
 export function jobTitle(job) {
   const kind = job.job_type ? job.job_type.replace(/_/g, ' ') : 'job';

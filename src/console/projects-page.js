@@ -4,9 +4,7 @@ import { clipped, h, link, pageHead } from './dom.js';
 import { dateTime, text } from './format.js';
 import { pagedTable } from './table.js';
 
-/**
- * @typedef {{ id: string, name: string, slug: string, description: string, created_at: string, updated_at: string }} Project
- */
+/** @typedef {import('./api-types.js').Project} Project */
 
 /** @param {import('./router.js').PageContext} context */
 export function projectsPage({ signal }) {

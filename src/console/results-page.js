@@ -11,12 +11,12 @@ import { setQuery } from './router.js';
 import { pagedTable, table } from './table.js';
 
 /**
- * @typedef {import('./format.js').Interval} Interval
- * @typedef {{ name: string, n: number, mean: number | null, ci95: Interval | null }} DimensionSummary
- * @typedef {{ iteration: string, dataset: { id: string, version: number } | null, datapoints: number, results: number, error_results: number, scored: number, errors: number, missing: { count: number, datapoints: string[] }, attempts_max: number, mean_score: number | null, score_ci95: Interval | null, passed: number, failed: number, pass_rate: number | null, pass_rate_ci95: Interval | null, dimensions: DimensionSummary[] }} Summary
- * @typedef {Omit<Summary, 'missing' | 'dimensions'> & { missing: number }} Coverage an iteration's results as a job's summary lists them
- * @typedef {{ id: string, iteration: string, datapoint: string, datapoint_order: number, attempt: number, score: number | null, passed: boolean | null, dimension_scores: Record<string, number> | null, status: 'ok' | 'error', error: string, trace_id: string | null, span_id: string | null, latency_ms: number | null, cost: number | null, created_at: string, updated_at: string }} Result
- * @typedef {import('./job-page.js').Iteration} Iteration
+ * @typedef {import('./api-types.js').Interval} Interval
+ * @typedef {import('./api-types.js').DimensionSummary} DimensionSummary
+ * @typedef {import('./api-types.js').ResultsSummary} Summary
+ * @typedef {import('./api-types.js').Coverage} Coverage an iteration's results as a job's summary lists them
+ * @typedef {import('./api-types.js').Result} Result
+ * @typedef {import('./api-types.js').Iteration} Iteration
  */
 
 const pageSize = 25;
@@ -43,9 +43,9 @@ export async function resultsPage({ params, query, signal }) {
     call(`/api/job-iterations/${id}/results/summary/`, { signal }),
   ]);
   // The job as the job list shows it: its own answer would carry every iteration's code.
-  /** @type {{ job: import('./project-page.js').JobItem }} */
+  /** @type {import('./api-types.js').JobProgress} */
   const { job } = await call(withQuery(`/api/jobs/${iteration.job}/progress/`, { page_size: 1 }), { signal });
-  /** @type {{ name: string }} */
+  /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
 
   const head = pageHead({

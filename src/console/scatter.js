@@ -5,9 +5,8 @@
 // in datapoint order, and a click picks the mark nearest to it. Picking a mark calls `onPick`.
 
 /**
- * @typedef {'improved' | 'regressed' | 'unchanged' | 'pass_to_fail' | 'fail_to_pass' | 'only_from' | 'only_to'} Change
- * @typedef {{ datapoint: string, datapoint_order: number, score_from: number | null, score_to: number | null, delta: number | null, passed_from: boolean | null, passed_to: boolean | null, change: Change, trace_id_from: string | null, trace_id_to: string | null }} Pair
- * @typedef {Pair & { score_from: number, score_to: number }} Drawn
+ * @typedef {import('./api-types.js').PairedDatapoint} Pair
+ * @typedef {Pair & { score_from: number, score_to: number }} Drawn a pair with both scores, which has a mark
  */
 
 const svgNs = 'http://www.w3.org/2000/svg';

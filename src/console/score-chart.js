@@ -3,9 +3,7 @@
 // from plain arrays, so 10,000 points draw in a few milliseconds.
 import uPlot from './uplot.js';
 
-/**
- * @typedef {{ id: string, order: number | null, iteration_name: string, avg_score: number | null, status: 'keep' | 'discard' | null, created_at: string, best_so_far: number | null }} ProgressPoint
- */
+/** @typedef {import('./api-types.js').ProgressPoint} ProgressPoint */
 
 const colors = { keep: '#15803d', discard: '#dc2626', unset: '#64748b', best: '#2563eb', baseline: '#94a3b8', grid: '#eef0f3', axis: '#475569' };
 /** Discarded candidates are most of a long run: there drawn lighter, and always first, so kept ones show on top. */

@@ -40,7 +40,7 @@ export function signInPage({ message, onSignedIn }) {
   }
 
   async function passwordToken() {
-    /** @type {{ access: string }} */
+    /** @type {import('./api-types.js').TokenPair} */
     const pair = await call('/api/auth/token/', { method: 'POST', body: { email: email.value, password: password.value }, token: '' });
     return pair.access;
   }

@@ -8,7 +8,7 @@ import { setQuery } from './router.js';
 /** @typedef {import('./dom.js').Children} Children */
 /**
  * @template T
- * @typedef {{ count: number, next: string | null, previous: string | null, results: T[] }} Page
+ * @typedef {import('./api-types.js').Page<T>} Page
  */
 /**
  * @template T

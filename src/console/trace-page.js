@@ -5,8 +5,8 @@ import { count, duration } from './format.js';
 import { waterfall } from './waterfall.js';
 
 /**
- * @typedef {Omit<import('./traces-page.js').Span, 'start_time_ns' | 'end_time_ns'> & { start_time_ns: bigint, end_time_ns: bigint }} ExactSpan
- * @typedef {{ trace_id: string, root: ExactSpan, span_count: number, spans: ExactSpan[] }} Trace
+ * @typedef {Omit<import('./api-types.js').Span, 'start_time_ns' | 'end_time_ns'> & { start_time_ns: bigint, end_time_ns: bigint }} ExactSpan a span as parseTrace reads it: exact times
+ * @typedef {Omit<import('./api-types.js').Trace, 'root' | 'spans'> & { root: ExactSpan, spans: ExactSpan[] }} Trace a trace as parseTrace reads it
  */
 
 /** @param {import('./router.js').PageContext} context */

@@ -6,15 +6,13 @@ import { count, dateTime, duration, shortId, text } from './format.js';
 import { setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
-/**
- * @typedef {{ trace_id: string, span_id: string, parent_span_id: string | null, name: string, service_name: string, span_type: string, kind: number, operation: string, start_time_ns: number, end_time_ns: number, duration_ns: number, status_code: number, status_message: string, total_tokens: number, is_root: boolean, attributes: Record<string, unknown>, events: unknown, links: unknown, resource_attrs: Record<string, unknown>, scope_name: string }} Span
- */
+/** @typedef {import('./api-types.js').Span} Span */
 
 const filterNames = ['service_name', 'has_error', 'min_duration_ms', 'max_duration_ms'];
 
 /** @param {import('./router.js').PageContext} context */
 export async function tracesPage({ query, signal }) {
-  /** @type {import('./table.js').Page<string>} */
+  /** @type {import('./table.js').Page<import('./api-types.js').ServiceName>} */
   const services = await call(withQuery('/api/traces/services/', { page_size: 100 }), { signal });
   /** @type {Record<string, string>} */
   const filters = Object.fromEntries(filterNames.map((name) => [name, query.get(name) ?? '']));
