@@ -14,6 +14,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'results', load: () => import('./results.ts') },
   { name: 'heavy', load: () => import('./heavy.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
+  { name: 'package', load: () => import('./package.ts') },
 ];
 
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

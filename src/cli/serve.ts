@@ -1,0 +1,63 @@
+// Running the service as a process, shared by `npm start` (src/main.ts) and the package's start
+// command (src/cli/start.ts): create it from a configuration, listen, and on SIGTERM or SIGINT stop
+// accepting, finish in-flight requests, snapshot and close the store, then exit 0.
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config.ts';
+import { createLogger } from '../log.ts';
+import { createService } from '../service.ts';
+import { StoreCorruptError } from '../store/journal.ts';
+
+export interface ServeOptions {
+  /** File descriptor the logs go to: 1 (stdout, npm start) or 2 (stderr). */
+  logFd?: number;
+  /** Called once listening, before anything else is logged: the start command prints the address. */
+  listening?: (url: string) => void;
+}
+
+/** The URL of a listening address (IPv6 hosts in brackets). */
+export function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
+  const logger = createLogger(config.logLevel, options.logFd);
+  let service;
+  try {
+    service = await createService({ ...config, logger });
+  } catch (error) {
+    if (error instanceof StoreCorruptError) {
+      logger.fatal({ err: error }, error.message);
+      process.exit(3);
+    }
+    throw error;
+  }
+  let address: AddressInfo;
+  try {
+    address = await service.listen(config.port, config.host);
+  } catch (error) {
+    logger.fatal({ err: error, host: config.host, port: config.port }, `cannot listen on ${config.host}:${config.port}`);
+    await service.close();
+    process.exit(1);
+  }
+  const url = urlOf(address);
+  options.listening?.(url);
+  logger.info({ url, storage: config.storage, dataDir: config.dataDir }, 'listening');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: finishing in-flight requests and writing snapshots');
+    try {
+      await service.close();
+      logger.info('stopped cleanly');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'stop failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
