@@ -4,9 +4,20 @@ import { constants as zlibConstants } from 'node:zlib';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compress from 'koa-compress';
+import type { Logger } from 'pino';
+import type { Registry } from './actors/registry.ts';
+import type { Authenticator } from './auth/authenticate.ts';
+import type { LoginThrottle } from './auth/login-throttle.ts';
+import type { Tokens } from './auth/tokens.ts';
+import type { Clock } from './clock.ts';
+import type { ComputePool } from './compute/compute-pool.ts';
+import type { Config } from './config.ts';
+import type { ChangeFeed } from './events/change-feed.ts';
+import type { JsonCache } from './json-cache.ts';
 import { jsonBodyReader, type BodyReader } from './http/body.ts';
-import type { Deps } from './http/deps.ts';
 import { errorMiddleware } from './http/errors.ts';
+import type { Lists } from './http/pages.ts';
+import type { ServiceMetrics } from './http/metrics.ts';
 import { requestLogging } from './http/observability.ts';
 import type { OpenApiDocument } from './http/openapi.ts';
 import { agentRoutes } from './http/resources/agents.ts';
@@ -23,41 +34,102 @@ import { metricsRoutes } from './http/resources/metrics.ts';
 import { projectRoutes } from './http/resources/projects.ts';
 import { resultRoutes } from './http/resources/results.ts';
 import { traceRoutes } from './http/resources/traces.ts';
-import { mountRoutes, type Route } from './http/route.ts';
+import { mountRoutes, type RequestChecks, type Route } from './http/route.ts';
+import type { ReadModel } from './read-model.ts';
+import type { ResultIntake } from './results/result-intake.ts';
+import type { ResultViews } from './results/result-views.ts';
+import type { Results } from './results/results.ts';
+import type { StoreHealth } from './store/health.ts';
+import type { Kv } from './store/kv.ts';
+import type { Tenancy } from './tenancy.ts';
+import type { Traces } from './traces/traces.ts';
+import type { Validator } from './validation/validator.ts';
 
-/** Every route the service serves, in one table. */
-export function allRoutes(deps: Deps): Route[] {
+/**
+ * What a service is made of, each built once by createService. The app hands each part of itself
+ * only the collaborators it uses, by name; the whole record is kept for embedding and tests
+ * (Service.deps).
+ */
+export interface Collaborators {
+  config: Config;
+  kv: Kv;
+  registry: Registry;
+  readModel: ReadModel;
+  validator: Validator;
+  tokens: Tokens;
+  authenticator: Authenticator;
+  loginThrottle: LoginThrottle;
+  health: StoreHealth;
+  /** JSON text of immutable records, shared by the journal and responses. */
+  jsonCache: JsonCache;
+  /** Every list endpoint's pipeline: its query schema, page sizes and kept answers. */
+  lists: Lists;
+  /** Heavy answers, off the event loop (src/compute/). */
+  compute: ComputePool;
+  /** What each caller may see. */
+  tenancy: Tenancy;
+  /** Results per datapoint (src/results/). */
+  results: Results;
+  /** How results are written, posted or carried by spans. */
+  resultIntake: ResultIntake;
+  /** What results add up to: summaries, comparisons, paired datapoints. */
+  resultViews: ResultViews;
+  /** Spans: OTLP ingestion and span queries (src/traces/). */
+  traces: Traces;
+  /** Every committed change, for the event streams (GET /api/events/). */
+  changes: ChangeFeed;
+  /** Prometheus metrics of this service instance (GET /metrics). */
+  metrics: ServiceMetrics;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Every route the service serves, in one table; each resource's routes get what they use by name. */
+export function allRoutes(service: Collaborators): Route[] {
+  const { config, registry, readModel, tenancy, lists, jsonCache, validator, clock } = service;
+  const { results, resultIntake, resultViews, traces, changes } = service;
+  const { limits } = config;
   const routes: Route[] = [
-    ...healthRoutes(deps),
-    ...identityRoutes(deps),
-    ...projectRoutes(deps),
-    ...agentRoutes(deps),
-    ...datasetRoutes(deps),
-    ...jobRoutes(deps),
-    ...iterationRoutes(deps),
-    ...comparisonRoutes(deps),
-    ...resultRoutes(deps),
-    ...traceRoutes(deps),
-    ...eventRoutes(deps),
+    ...healthRoutes({ health: service.health, clock, storage: config.storage }),
+    ...identityRoutes({
+      registry,
+      readModel,
+      tenancy,
+      lists,
+      clock,
+      tokens: service.tokens,
+      loginThrottle: service.loginThrottle,
+      passwordHashCost: config.passwordHashCost,
+    }),
+    ...projectRoutes({ registry, readModel, tenancy, lists, clock }),
+    ...agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
+    ...datasetRoutes({ registry, readModel, tenancy, lists, validator, compute: service.compute, jsonCache, clock, limits }),
+    ...jobRoutes({ registry, readModel, tenancy, lists, clock, limits }),
+    ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
+    ...comparisonRoutes({ readModel, tenancy, lists, resultViews, limits }),
+    ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultViews, limits }),
+    ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
+    ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),
   ];
   // The API document describes the whole table, its own routes included.
-  routes.push(...docsRoutes(deps, () => routes), ...metricsRoutes(deps), ...consoleRoutes());
+  routes.push(...docsRoutes({ validator, limits }, () => routes), ...metricsRoutes(service.metrics), ...consoleRoutes());
   return routes;
 }
 
-/** The OpenAPI document of the service `deps` belong to, as GET /api/schema/ answers it. */
-export function apiDocument(deps: Deps): OpenApiDocument {
-  return apiDocumentOf(allRoutes(deps), deps);
+/** The OpenAPI document of a service, as its GET /api/schema/ answers it. */
+export function apiDocument(service: Collaborators): OpenApiDocument {
+  return apiDocumentOf(allRoutes(service), { validator: service.validator, limits: service.config.limits });
 }
 
 /** Media types worth compressing: JSON, the console's and Swagger UI's text files, the metrics; never the event stream. */
 const compressibleType = /^(?:text\/(?!event-stream)|application\/(?:json|javascript)$|application\/[\w.+-]*\+json$|image\/svg\+xml$)/;
 
-export function createApp(deps: Deps): Koa {
+export function createApp(service: Collaborators): Koa {
+  const { logger, metrics, authenticator, validator, config } = service;
   const app = new Koa();
   // Errors are answered and logged by errorMiddleware; Koa's own logging would repeat them.
   app.silent = true;
-  app.use(requestLogging(deps.logger, deps.metrics));
+  app.use(requestLogging(logger, metrics));
   // Answers of 1 KiB or more are compressed when the client accepts it (error answers too: this
   // wraps errorMiddleware). The event stream never is: its route writes to ctx.res itself, so its
   // headers are sent before this runs, it says `no-transform`, and the filter leaves its type out.
@@ -72,8 +144,8 @@ export function createApp(deps: Deps): Koa {
       br: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
     }),
   );
-  app.use(errorMiddleware(deps.logger));
-  app.use(routeByResource(allRoutes(deps), deps));
+  app.use(errorMiddleware(logger));
+  app.use(routeByResource(allRoutes(service), { authenticator, validator, limits: config.limits }));
   return app;
 }
 
@@ -82,8 +154,8 @@ export function createApp(deps: Deps): Koa {
  * every route it holds on every request; grouped, a request only meets the few routes of its own
  * resource. Each group answers its own 405s with `Allow`.
  */
-function routeByResource(routes: readonly Route[], deps: Deps): Middleware {
-  const { limits } = deps.config;
+function routeByResource(routes: readonly Route[], checks: RequestChecks): Middleware {
+  const { limits } = checks;
   const readers = new Map<number, BodyReader>();
   const readerFor = (bytesMax = limits.bodyBytesMax) => {
     let reader = readers.get(bytesMax);
@@ -95,7 +167,7 @@ function routeByResource(routes: readonly Route[], deps: Deps): Middleware {
     const resource = resourceOf(route.path);
     let router = routers.get(resource);
     if (!router) routers.set(resource, (router = new Router()));
-    mountRoutes(router, [route], deps, readerFor);
+    mountRoutes(router, [route], checks, readerFor);
   }
   const handlers = new Map<string, Middleware>();
   for (const [resource, router] of routers) {

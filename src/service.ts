@@ -8,16 +8,16 @@ import { resolve } from 'node:path';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { Registry } from './actors/registry.ts';
-import { createApp } from './app.ts';
+import { createApp, type Collaborators } from './app.ts';
 import { apiKeyUseRecorder } from './auth/api-key-use.ts';
 import { Authenticator } from './auth/authenticate.ts';
 import { LoginThrottle } from './auth/login-throttle.ts';
 import { Tokens } from './auth/tokens.ts';
 import { configWith, type Config, type Limits } from './config.ts';
 import type { Clock } from './clock.ts';
-import type { Deps } from './http/deps.ts';
 import { clientErrorListener } from './http/errors.ts';
 import { ServiceMetrics } from './http/metrics.ts';
+import { Lists } from './http/pages.ts';
 import { ChangeFeed } from './events/change-feed.ts';
 import { ComputePool } from './compute/compute-pool.ts';
 import { publishedChanges } from './http/published-changes.ts';
@@ -47,7 +47,8 @@ export interface ServiceOptions extends Partial<Omit<Config, 'limits'>> {
 export interface Service {
   readonly config: Config;
   readonly app: Koa;
-  readonly deps: Deps;
+  /** What the service is made of, by name (the registry, the read model, the stores...), for embedding and tests. */
+  readonly deps: Collaborators;
   /** The request listener, for embedding in any Node HTTP server or test client. */
   readonly handler: ReturnType<Koa['callback']>;
   /** Starts an HTTP server (port 0 picks a free one). */
@@ -113,7 +114,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const validator = sharedValidator();
   const compute = new ComputePool(config.limits);
   const resultIntake = new ResultIntake({ results, readModel, gates: registry.gates, changes, clock, limits: config.limits, validator });
-  const deps: Deps = {
+  const deps: Collaborators = {
     config,
     kv,
     registry,
@@ -138,6 +139,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       spanResults: () => resultIntake.fromSpans,
     }),
     jsonCache,
+    lists: new Lists(validator, config.limits, jsonCache),
     clock,
     logger,
   };

@@ -4,6 +4,7 @@
 // exactly as references to records that do not exist ("Invalid pk"): existence never leaks.
 import type { ProjectGates } from './actors/project-gates.ts';
 import type { Principal } from './auth/authenticate.ts';
+import type { Agent } from './domain/records.ts';
 import { invalid, invalidPk, notFound } from './domain/rejection.ts';
 import type { ReadModel } from './read-model.ts';
 
@@ -31,5 +32,15 @@ export class Tenancy {
   referenced<T>(principal: Principal, field: string, id: string, record: T | undefined, projectOf: (record: T) => string): T {
     if (!record || !this.canSee(principal, projectOf(record))) throw invalid({ [field]: [invalidPk(id)] });
     return record;
+  }
+
+  /** The project a body's `project` names, when the caller can see it. */
+  referencedProject(principal: Principal, id: string): string {
+    return this.referenced(principal, 'project', id, this.readModel.projects.get(id), (project) => project.id).id;
+  }
+
+  /** The live agent a body's `agent` names, when the caller can see it (deleted agents leave the read model). */
+  referencedAgent(principal: Principal, id: string): Agent {
+    return this.referenced(principal, 'agent', id, this.readModel.agents.get(id), (agent) => agent.project);
   }
 }

@@ -2,14 +2,16 @@
 // schema declares (validation/list-vocabulary.ts's listRequestOf), runs it (query/list.ts's
 // runList, or a list's own `read`; both read their pages through query/read-page.ts), and answers
 // DRF's paginated envelope with absolute next/previous links. Each list endpoint keeps its answers
-// until what they were read from changes (listEndpoint).
+// until what they were read from changes (Lists.endpoint).
+import type { Limits } from '../config.ts';
+import type { JsonCache } from '../json-cache.ts';
 import type { Identified } from '../query/collection.ts';
 import type { Filter } from '../query/filters.ts';
 import { runList, type Listable, type ListRequest } from '../query/list.ts';
 import { cutPage, pageNumber, pageSize, type Page, type PageSizes } from '../query/pagination.ts';
 import { listDeclaration, listRequestOf, type ListDeclaration } from '../validation/list-vocabulary.ts';
+import type { Validator } from '../validation/validator.ts';
 import { AnswerCache } from './answer-cache.ts';
-import type { Uses } from './deps.ts';
 import { withLiveFields } from './representations.ts';
 import { replyJsonText, type ApiContext } from './route.ts';
 
@@ -25,7 +27,7 @@ export interface ListOptions<T extends object, R> {
   schema: string;
   serialize: (record: T) => R;
   /**
-   * An item's JSON text, when it is not an immutable record whose text deps.jsonCache keeps
+   * An item's JSON text, when it is not an immutable record whose text the JSON cache keeps
    * (a result row read from the store for the page).
    */
   text?: (item: T) => string;
@@ -57,75 +59,79 @@ export interface ListScope<T extends object> {
 }
 
 /**
- * The handler of one list endpoint: answers one page of a scope. An answer depends only on the
- * request (its URL, the partitions and fixed filters), the listed records and their live fields,
- * so it is kept as the bytes sent until the list's or the live fields' version changes: a page
- * asked for again is sent as it was made (AnswerCache).
+ * Lists as every endpoint runs them: what a list's query schema declares (the validator), the
+ * service's limits and page sizes, and the JSON text of immutable records (the JSON cache). Built
+ * once per service; the routes that list take it by name.
  */
-export function listEndpoint<T extends object, R>(
-  deps: Uses<'config' | 'validator' | 'jsonCache'>,
-  options: ListOptions<T, R>,
-): (ctx: ApiContext, scope: ListScope<T>) => void {
-  const declaration = listDeclaration(deps.validator.documents.get(options.schema)!);
-  const answers = new AnswerCache(deps.config.limits.listAnswerCacheBytesMax);
-  return (ctx, scope) => {
-    // Newlines cannot occur in a header or a request line, so they separate the parts unambiguously.
-    const fixed = scope.fixedFilters ? JSON.stringify(scope.fixedFilters) : '';
-    const key = `${ctx.protocol}\n${ctx.host}\n${ctx.path}\n${ctx.querystring}\n${scope.partitions.join(',')}\n${fixed}`;
-    const version = `${scope.collection.version} ${options.liveFields?.version() ?? ''}`;
-    replyJsonText(ctx, 200, answers.get(key, version, () => pageText(ctx, deps, options, declaration, scope)));
-  };
-}
+export class Lists {
+  /** The service's page sizes, which every list uses unless its route says otherwise. */
+  private readonly pageSizes: PageSizes;
 
-/**
- * One page of a scope as DRF's envelope. Each record's JSON text comes from deps.jsonCache
- * (records are immutable), so a page is assembled from ready-made texts.
- */
-function pageText<T extends object, R>(
-  ctx: ApiContext,
-  deps: Uses<'config' | 'jsonCache'>,
-  options: ListOptions<T, R>,
-  declaration: ListDeclaration,
-  scope: ListScope<T>,
-): string {
-  const request = listRequestOf(declaration, ctx.state.query, deps.config.limits, scope.partitions, scope.fixedFilters);
-  const { collection } = scope;
-  const read = 'read' in collection ? (asked: ListRequest) => collection.read(asked) : (asked: ListRequest) => runList(collection, asked) as Page<T>;
-  const page = paginate(ctx, deps, (offset, limit) => read({ ...request, offset, limit }), (record) => record);
-  const { liveFields, serialize, text } = options;
-  const textOf = text
-    ? text
-    : liveFields
-      ? (record: T) => withLiveFields(deps.jsonCache.text(record, serialize), liveFields.of(record))
-      : (record: T) => deps.jsonCache.text(record, serialize);
-  const results = page.results.map(textOf).join(',');
-  return `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`;
-}
+  constructor(
+    private readonly validator: Validator,
+    private readonly limits: Limits,
+    private readonly jsonCache: JsonCache,
+  ) {
+    this.pageSizes = { sizeDefault: limits.pageSizeDefault, sizeMax: limits.pageSizeMax };
+  }
 
-/** The service's page sizes, which every list uses unless its route says otherwise. */
-function listPageSizes(deps: Uses<'config'>): PageSizes {
-  return { sizeDefault: deps.config.limits.pageSizeDefault, sizeMax: deps.config.limits.pageSizeMax };
-}
+  /**
+   * The handler of one list endpoint: answers one page of a scope. An answer depends only on the
+   * request (its URL, the partitions and fixed filters), the listed records and their live fields,
+   * so it is kept as the bytes sent until the list's or the live fields' version changes: a page
+   * asked for again is sent as it was made (AnswerCache).
+   */
+  endpoint<T extends object, R>(options: ListOptions<T, R>): (ctx: ApiContext, scope: ListScope<T>) => void {
+    const declaration = listDeclaration(this.validator.documents.get(options.schema)!);
+    const answers = new AnswerCache(this.limits.listAnswerCacheBytesMax);
+    return (ctx, scope) => {
+      // Newlines cannot occur in a header or a request line, so they separate the parts unambiguously.
+      const fixed = scope.fixedFilters ? JSON.stringify(scope.fixedFilters) : '';
+      const key = `${ctx.protocol}\n${ctx.host}\n${ctx.path}\n${ctx.querystring}\n${scope.partitions.join(',')}\n${fixed}`;
+      const version = `${scope.collection.version} ${options.liveFields?.version() ?? ''}`;
+      replyJsonText(ctx, 200, answers.get(key, version, () => this.pageText(ctx, options, declaration, scope)));
+    };
+  }
 
-/**
- * DRF's page-number pagination over any source that can count its items and cut a page (the
- * decisions are query/pagination.ts's): the envelope with its absolute links.
- */
-export function paginate<T, R>(
-  ctx: ApiContext,
-  deps: Uses<'config'>,
-  fetch: (offset: number, limit: number) => Page<T>,
-  serialize: (item: T) => R,
-  sizes: PageSizes = listPageSizes(deps),
-): Envelope<R> {
-  const query = ctx.state.query;
-  const page = cutPage(pageNumber(query.page, deps.config.limits.pageNumberMax), pageSize(query.page_size, sizes), fetch);
-  return {
-    count: page.count,
-    next: page.number < page.pages ? pageLink(ctx, page.number + 1) : null,
-    previous: page.number > 1 ? pageLink(ctx, page.number - 1) : null,
-    results: page.items.map(serialize),
-  };
+  /**
+   * DRF's page-number pagination over any source that can count its items and cut a page (the
+   * decisions are query/pagination.ts's): the envelope with its absolute links.
+   */
+  paginate<T, R>(
+    ctx: ApiContext,
+    fetch: (offset: number, limit: number) => Page<T>,
+    serialize: (item: T) => R,
+    sizes: PageSizes = this.pageSizes,
+  ): Envelope<R> {
+    const query = ctx.state.query;
+    const page = cutPage(pageNumber(query.page, this.limits.pageNumberMax), pageSize(query.page_size, sizes), fetch);
+    return {
+      count: page.count,
+      next: page.number < page.pages ? pageLink(ctx, page.number + 1) : null,
+      previous: page.number > 1 ? pageLink(ctx, page.number - 1) : null,
+      results: page.items.map(serialize),
+    };
+  }
+
+  /**
+   * One page of a scope as DRF's envelope. Each record's JSON text comes from the JSON cache
+   * (records are immutable), so a page is assembled from ready-made texts.
+   */
+  private pageText<T extends object, R>(ctx: ApiContext, options: ListOptions<T, R>, declaration: ListDeclaration, scope: ListScope<T>): string {
+    const request = listRequestOf(declaration, ctx.state.query, this.limits, scope.partitions, scope.fixedFilters);
+    const { collection } = scope;
+    const read = 'read' in collection ? (asked: ListRequest) => collection.read(asked) : (asked: ListRequest) => runList(collection, asked) as Page<T>;
+    const page = this.paginate(ctx, (offset, limit) => read({ ...request, offset, limit }), (record) => record);
+    const results = page.results.map(this.itemText(options)).join(',');
+    return `{"count":${page.count},"next":${JSON.stringify(page.next)},"previous":${JSON.stringify(page.previous)},"results":[${results}]}`;
+  }
+
+  /** How a list's items are written: their own text, or their record's cached text with any live fields. */
+  private itemText<T extends object, R>({ text, liveFields, serialize }: ListOptions<T, R>): (item: T) => string {
+    if (text) return text;
+    if (liveFields) return (record) => withLiveFields(this.jsonCache.text(record, serialize), liveFields.of(record));
+    return (record) => this.jsonCache.text(record, serialize);
+  }
 }
 
 /**

@@ -3,13 +3,14 @@
 // -> validation -> handler), and the OpenAPI document is generated from the same table.
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import type { Principal } from '../auth/authenticate.ts';
+import type { Authenticator, Principal } from '../auth/authenticate.ts';
+import type { Limits } from '../config.ts';
+import type { JsonCache } from '../json-cache.ts';
 import type { PageSizes } from '../query/pagination.ts';
-import type { Body, Query } from '../validation/validator.ts';
+import type { Body, Query, Validator } from '../validation/validator.ts';
 import { canonicalUuidOf } from '../validation/validator.ts';
 import type { BodyReader } from './body.ts';
 import { fail } from './errors.ts';
-import type { Uses } from './deps.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -62,20 +63,28 @@ export type ResponseBody = string | { list: string } | { media: Readonly<Record<
 
 export type HandlerErrorStatus = 401 | 403 | 409 | 429 | 503;
 
-export function mountRoutes(router: Router, routes: readonly Route[], deps: Uses<'authenticator' | 'validator' | 'config'>, readBody: (bytesMax?: number) => BodyReader): void {
+/** What the pipeline checks a request with: who is calling, and its body and query against their schemas. */
+export interface RequestChecks {
+  authenticator: Authenticator;
+  validator: Validator;
+  limits: Limits;
+}
+
+export function mountRoutes(router: Router, routes: readonly Route[], checks: RequestChecks, readBody: (bytesMax?: number) => BodyReader): void {
+  const { authenticator, validator, limits } = checks;
   for (const route of routes) {
     const reader = route.body ? readBody(route.bodyBytesMax) : undefined;
     const pipeline = async (ctx: ApiContext) => {
       checkParams(ctx.params, route.params);
       if (route.auth) {
-        const principal = deps.authenticator.authenticate(ctx.headers);
+        const principal = authenticator.authenticate(ctx.headers);
         ctx.state.principal = principal instanceof Promise ? await principal : principal;
       }
       if (reader && route.body) {
         const raw = await reader(ctx as never);
-        ctx.state.body = deps.validator.body(route.body, raw, { partial: route.method === 'PATCH' });
+        ctx.state.body = validator.body(route.body, raw, { partial: route.method === 'PATCH' });
       }
-      if (route.query) ctx.state.query = deps.validator.query(route.query, ctx.query, deps.config.limits.queryValueCharsMax);
+      if (route.query) ctx.state.query = validator.query(route.query, ctx.query, limits.queryValueCharsMax);
       // Most handlers answer synchronously: awaiting them anyway would cost every request a tick.
       const handled = route.handle(ctx);
       if (handled) await handled;
@@ -114,16 +123,10 @@ export function replyJsonText(ctx: ApiContext, status: number, text: string | Bu
 
 /**
  * Sends one record's representation. Records are immutable, so the JSON text of a hot record is
- * made once (deps.jsonCache) rather than on every read.
+ * made once (kept by the JSON cache) rather than on every read.
  */
-export function replyRecord<T extends object>(
-  ctx: ApiContext,
-  deps: Uses<'jsonCache'>,
-  record: T,
-  serialize: (record: T) => unknown,
-  status = 200,
-): void {
-  replyJsonText(ctx, status, deps.jsonCache.text(record, serialize));
+export function replyRecord<T extends object>(ctx: ApiContext, jsonCache: JsonCache, record: T, serialize: (record: T) => unknown, status = 200): void {
+  replyJsonText(ctx, status, jsonCache.text(record, serialize));
 }
 
 export function noContent(ctx: ApiContext): void {

@@ -4,30 +4,37 @@
 import { randomUUID } from 'node:crypto';
 import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
-import { timestamp } from '../../clock.ts';
-import type { Uses } from '../deps.ts';
-import { listEndpoint } from '../pages.ts';
+import type { Registry } from '../../actors/registry.ts';
+import { timestamp, type Clock } from '../../clock.ts';
+import type { JsonCache } from '../../json-cache.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { Tenancy } from '../../tenancy.ts';
+import type { Lists } from '../pages.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
-import { projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 /** What these routes use. */
-type AgentDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+export interface AgentCollaborators {
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  jsonCache: JsonCache;
+  clock: Clock;
+}
 
-export function agentRoutes(deps: AgentDeps): Route[] {
-  const { registry, readModel, clock } = deps;
-
-  const listAgents = listEndpoint(deps, { schema: 'agents.list-query', serialize: agentListItemJson });
+export function agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }: AgentCollaborators): Route[] {
+  const listAgents = lists.endpoint({ schema: 'agents.list-query', serialize: agentListItemJson });
 
   /** A live agent the caller may see; anything else is 404. */
   const visibleAgent = (ctx: ApiContext): Agent =>
-    seenOr404(deps, ctx.state.principal, readModel.agents.get(ctx.params.id!), (agent) => agent.project);
+    tenancy.seen(ctx.state.principal, readModel.agents.get(ctx.params.id!), (agent) => agent.project);
 
   /** PUT and PATCH: only the fields sent change (DRF's update keeps the others). */
   const update = async (ctx: ApiContext) => {
     const agent = visibleAgent(ctx);
     const changes = agentChanges(ctx.state.body);
-    const target = changes.project === undefined ? agent.project : projectReference(deps, ctx.state.principal, changes.project);
+    const target = changes.project === undefined ? agent.project : tenancy.referencedProject(ctx.state.principal, changes.project);
     const events = await registry.ask(registry.actor('agent', agent.id), [agent.project, target], { type: 'UpdateAgent', changes, now: timestamp(clock) });
     reply(ctx, 200, agentJson(agentAfter(events)));
   };
@@ -41,7 +48,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       summary: 'List the agents of the projects the caller can see.',
       responses: { 200: { list: 'agents.agent-list-item-response' } },
       handle(ctx) {
-        listAgents(ctx, { collection: readModel.agents, partitions: visibleProjects(deps, ctx.state.principal) });
+        listAgents(ctx, { collection: readModel.agents, partitions: tenancy.visibleProjects(ctx.state.principal) });
       },
     },
     {
@@ -53,7 +60,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       responses: { 201: 'agents.agent-response' },
       async handle(ctx) {
         const body = ctx.state.body;
-        const project = projectReference(deps, ctx.state.principal, body.project as string);
+        const project = tenancy.referencedProject(ctx.state.principal, body.project as string);
         const agent = newAgent(
           { id: randomUUID(), now: timestamp(clock), project, name: body.name as string, slug: body.slug as string },
           agentChanges(body),
@@ -69,7 +76,7 @@ export function agentRoutes(deps: AgentDeps): Route[] {
       summary: 'Retrieve an agent.',
       responses: { 200: 'agents.agent-response' },
       handle(ctx) {
-        replyRecord(ctx, deps, visibleAgent(ctx), agentJson);
+        replyRecord(ctx, jsonCache, visibleAgent(ctx), agentJson);
       },
     },
     { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', responses: { 200: 'agents.agent-response' }, handle: update },

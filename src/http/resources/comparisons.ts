@@ -3,27 +3,35 @@
 // compared with paired statistics (src/views/result-comparison.ts); and every paired datapoint,
 // as a list. Heavy comparisons are computed off the event loop and kept while both sides'
 // results are unchanged (src/results/result-views.ts).
+import type { Limits } from '../../config.ts';
 import type { JobIteration } from '../../domain/records.ts';
+import type { ReadModel } from '../../read-model.ts';
 import { pairRows, type PairRef } from '../../results/paired-rows.ts';
+import type { ResultViews } from '../../results/result-views.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { verdictNone, verdictPassed } from '../../views/datapoint-scores.ts';
-import type { Uses } from '../deps.ts';
-import { listEndpoint } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { iterationComparisonJson } from '../representations.ts';
 import { reply, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
-type ComparisonDeps = Uses<'tenancy' | 'readModel' | 'resultViews' | 'config' | 'validator' | 'jsonCache'>;
+export interface ComparisonCollaborators {
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  resultViews: ResultViews;
+  /** How much of a code diff is shown. */
+  limits: Limits;
+}
 
 /** A comparison's confidence when none is asked. */
 const confidenceDefault = 0.95;
 
-export function comparisonRoutes(deps: ComparisonDeps): Route[] {
-  const { tenancy, readModel, resultViews } = deps;
-
+export function comparisonRoutes({ readModel, tenancy, lists, resultViews, limits }: ComparisonCollaborators): Route[] {
   const visibleIteration = (ctx: ApiContext, id: string): JobIteration =>
     tenancy.seen(ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
 
-  const listPairs = listEndpoint<PairRef, unknown>(deps, {
+  const listPairs = lists.endpoint<PairRef, unknown>({
     schema: 'results.paired-query',
     serialize: (ref) => ref,
     text: (ref) => JSON.stringify(pairJson(ref)),
@@ -66,7 +74,7 @@ export function comparisonRoutes(deps: ComparisonDeps): Route[] {
         const to = visibleIteration(ctx, ctx.params.other_id!);
         const confidence = (ctx.state.query.confidence as number | undefined) ?? confidenceDefault;
         const results = await resultViews.comparison(from.id, to.id, confidence);
-        reply(ctx, 200, { ...iterationComparisonJson(from, to, deps.config.limits), results });
+        reply(ctx, 200, { ...iterationComparisonJson(from, to, limits), results });
       },
     },
     {

@@ -3,46 +3,60 @@
 // no operation changes a dataset once created (a new version is posted instead), which is what
 // lets a diff of two versions be computed once and paged through.
 import { randomUUID } from 'node:crypto';
+import type { Registry } from '../../actors/registry.ts';
+import { timestamp, type Clock } from '../../clock.ts';
+import type { ComputePool } from '../../compute/compute-pool.ts';
+import type { Limits } from '../../config.ts';
 import { newDataset, type AgentEvent, type DatapointInput, type DatasetFields } from '../../domain/agent.ts';
 import { pickPresent, type Dataset } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
+import type { JsonCache } from '../../json-cache.ts';
 import { predicateFor } from '../../query/filters.ts';
-import type { Query } from '../../validation/validator.ts';
-import { timestamp } from '../../clock.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { Tenancy } from '../../tenancy.ts';
+import { filtersOf, listDeclaration } from '../../validation/list-vocabulary.ts';
+import type { Query, Validator } from '../../validation/validator.ts';
 import { diffPage, type DatapointChange, type DatasetDiff } from '../../views/dataset-diff.ts';
 import { keptAnswer, LruCache } from '../../views/lru-cache.ts';
-import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
-import { filtersOf, listDeclaration } from '../../validation/list-vocabulary.ts';
-import { listEndpoint, paginate } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
 import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
-import { agentReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 
 /** What these routes use. */
-type DatasetDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'compute' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+export interface DatasetCollaborators {
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  /** The datasets list's query schema, which the datapoints list also filters by. */
+  validator: Validator;
+  compute: ComputePool;
+  jsonCache: JsonCache;
+  clock: Clock;
+  limits: Limits;
+}
 
-export function datasetRoutes(deps: DatasetDeps): Route[] {
-  const { registry, readModel, clock, config } = deps;
-  const matchesDatasetFilters = datasetFilterMatcher(deps);
+export function datasetRoutes({ registry, readModel, tenancy, lists, validator, compute, jsonCache, clock, limits }: DatasetCollaborators): Route[] {
+  const matchesDatasetFilters = datasetFilterMatcher(validator);
 
   const visibleDataset = (ctx: ApiContext, id = ctx.params.id!): Dataset =>
-    seenOr404(deps, ctx.state.principal, readModel.datasets.get(id), (dataset) => dataset.project);
+    tenancy.seen(ctx.state.principal, readModel.datasets.get(id), (dataset) => dataset.project);
 
-  const listDatasets = listEndpoint(deps, { schema: 'datasets.list-query', serialize: datasetListItemJson });
-  const listDatapoints = listEndpoint(deps, { schema: 'datasets.datapoints-query', serialize: datapointJson });
+  const listDatasets = lists.endpoint({ schema: 'datasets.list-query', serialize: datasetListItemJson });
+  const listDatapoints = lists.endpoint({ schema: 'datasets.datapoints-query', serialize: datapointJson });
 
   // Datasets never change, so a diff stays right for as long as both exist. A cold one (the two
   // versions' canonical inputs and hashes, then the diff) is computed off the event loop when large.
-  const diffs = new LruCache<string, Promise<DatasetDiff>>(config.limits.diffCacheEntriesMax);
+  const diffs = new LruCache<string, Promise<DatasetDiff>>(limits.diffCacheEntriesMax);
   const diffOf = (from: Dataset, to: Dataset) =>
     keptAnswer(diffs, `${from.id} ${to.id}`, () =>
-      deps.compute.run({
+      compute.run({
         kind: 'diff',
-        from: { id: from.id, text: deps.jsonCache.text(from.datapoints) },
-        to: { id: to.id, text: deps.jsonCache.text(to.datapoints) },
+        from: { id: from.id, text: jsonCache.text(from.datapoints) },
+        to: { id: to.id, text: jsonCache.text(to.datapoints) },
       }),
     );
 
@@ -55,7 +69,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       summary: 'List dataset versions (without their datapoints) of the projects the caller can see.',
       responses: { 200: { list: 'datasets.dataset-list-item-response' } },
       handle(ctx) {
-        listDatasets(ctx, { collection: readModel.datasets, partitions: visibleProjects(deps, ctx.state.principal) });
+        listDatasets(ctx, { collection: readModel.datasets, partitions: tenancy.visibleProjects(ctx.state.principal) });
       },
     },
     {
@@ -63,18 +77,18 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       path: '/api/datasets',
       auth: true,
       body: 'datasets.dataset',
-      bodyBytesMax: config.limits.datasetBodyBytesMax,
+      bodyBytesMax: limits.datasetBodyBytesMax,
       summary: "Create the next version of an agent's dataset, optionally making it the active one.",
       responses: { 201: 'datasets.dataset-response' },
       async handle(ctx) {
         const { body, principal } = ctx.state;
         const points = body.datapoints as DatapointInput[];
-        const datapointsMax = config.limits.datapointsPerDatasetMax;
+        const datapointsMax = limits.datapointsPerDatasetMax;
         if (points.length > datapointsMax) {
           throw invalid({ datapoints: { non_field_errors: [`Ensure this field has no more than ${datapointsMax} elements.`] } });
         }
         const agentId = body.agent as string;
-        const agent = agentReference(deps, principal, agentId);
+        const agent = tenancy.referencedAgent(principal, agentId);
         const actor = registry.actor('agent', agent.id);
         if (!actor) throw invalid({ agent: [invalidPk(agentId)] });
         const datapointIds = Array.from(points, () => randomUUID());
@@ -86,7 +100,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
         // make_active defaults to true; an explicit null is falsy, as in the original's Python.
         const makeActive = body.make_active === undefined || body.make_active === true;
         const events = await registry.ask(actor, [agent.project], { type: 'CreateDataset', dataset, makeActive });
-        replyJsonText(ctx, 201, datasetJsonText(createdDataset(events), deps.jsonCache));
+        replyJsonText(ctx, 201, datasetJsonText(createdDataset(events), jsonCache));
       },
     },
     {
@@ -96,7 +110,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       summary: 'Retrieve a dataset version with all its datapoints.',
       responses: { 200: 'datasets.dataset-response' },
       handle(ctx) {
-        replyJsonText(ctx, 200, datasetJsonText(visibleDataset(ctx), deps.jsonCache));
+        replyJsonText(ctx, 200, datasetJsonText(visibleDataset(ctx), jsonCache));
       },
     },
     {
@@ -121,7 +135,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
       async handle(ctx) {
         const dataset = visibleDataset(ctx);
         await registry.ask(registry.actor('agent', dataset.agent), [dataset.project], { type: 'ActivateDataset', id: dataset.id, now: timestamp(clock) });
-        replyJsonText(ctx, 200, datasetJsonText(dataset, deps.jsonCache));
+        replyJsonText(ctx, 200, datasetJsonText(dataset, jsonCache));
       },
     },
     {
@@ -152,7 +166,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
         if (from.agent !== to.agent) throw invalid({ non_field_errors: ['Both dataset versions must belong to the same agent.'] });
         const diff = await diffOf(from, to);
         const only = ctx.state.query.change as DatapointChange | undefined;
-        const page = paginate(ctx, deps, (offset, limit) => diffPage(diff, only, offset, limit), (entry) => datasetChangeJson(entry, from, to));
+        const page = lists.paginate(ctx, (offset, limit) => diffPage(diff, only, offset, limit), (entry) => datasetChangeJson(entry, from, to));
         reply(ctx, 200, { ...page, summary: datasetDiffSummaryJson(from, to, diff) });
       },
     },
@@ -163,8 +177,7 @@ export function datasetRoutes(deps: DatasetDeps): Route[] {
  * DRF's get_object() filters the queryset before it looks the dataset up: the datasets list's own
  * filters, given on the datapoints URL, must all match the dataset or it is not found.
  */
-function datasetFilterMatcher(deps: DatasetDeps): (dataset: Dataset, query: Query) => boolean {
-  const { documents } = deps.validator;
+function datasetFilterMatcher({ documents }: Validator): (dataset: Dataset, query: Query) => boolean {
   const accepted = new Set(Object.keys(documents.get('datasets.datapoints-query')!.properties as object));
   const declaration = listDeclaration(documents.get('datasets.list-query')!);
   const selecting = { ...declaration, filters: declaration.filters.filter((filter) => accepted.has(filter.param)) };

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { packageVersion } from '../../assets.ts';
-import type { Uses } from '../deps.ts';
+import type { Limits } from '../../config.ts';
+import type { Validator } from '../../validation/validator.ts';
 import { openApiDocument, type OpenApiDocument } from '../openapi.ts';
 import { replyJsonText, type Route } from '../route.ts';
 
@@ -53,16 +54,22 @@ const referencePage = `<!doctype html>
 </html>
 `;
 
+/** What the document is made from besides the routes: the schemas they name, and the limits it states. */
+export interface DocsCollaborators {
+  validator: Validator;
+  limits: Limits;
+}
+
 /** The OpenAPI document of `routes`, the table of every route the service serves. */
-export function apiDocumentOf(routes: readonly Route[], deps: Uses<'validator' | 'config'>): OpenApiDocument {
-  return openApiDocument(routes, deps.validator.documents, { version: packageVersion, limits: deps.config.limits });
+export function apiDocumentOf(routes: readonly Route[], { validator, limits }: DocsCollaborators): OpenApiDocument {
+  return openApiDocument(routes, validator.documents, { version: packageVersion, limits });
 }
 
 /**
  * The document describes every route, these included, so it comes from the finished table:
  * `allRoutes` is asked for it on the first request, once the table is complete.
  */
-export function docsRoutes(deps: Uses<'validator' | 'config'>, allRoutes: () => readonly Route[]): Route[] {
+export function docsRoutes(docs: DocsCollaborators, allRoutes: () => readonly Route[]): Route[] {
   let documentText: string | undefined;
   return [
     {
@@ -72,7 +79,7 @@ export function docsRoutes(deps: Uses<'validator' | 'config'>, allRoutes: () => 
       summary: 'This API as an OpenAPI 3.1 document.',
       responses: { 200: 'responses.openapi-document' },
       handle(ctx) {
-        documentText ??= JSON.stringify(apiDocumentOf(allRoutes(), deps));
+        documentText ??= JSON.stringify(apiDocumentOf(allRoutes(), docs));
         replyJsonText(ctx, 200, documentText);
       },
     },

@@ -5,15 +5,15 @@
 // heartbeat comment keeps proxies from closing an idle stream and checks that the credentials
 // still hold; a reader that lets too many bytes pile up is disconnected rather than buffered.
 import type { ServerResponse } from 'node:http';
-import type { Principal } from '../../auth/authenticate.ts';
+import type { Authenticator, Principal } from '../../auth/authenticate.ts';
+import type { Limits } from '../../config.ts';
 import { changeTypes, type ChangeType } from '../../events/changes.ts';
 import type { ChangeFeed, FeedEvent, Subscriber } from '../../events/change-feed.ts';
 import { invalid } from '../../domain/rejection.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { canonicalUuid } from '../../validation/validator.ts';
-import type { Uses } from '../deps.ts';
 import { fail } from '../errors.ts';
 import type { ApiContext, Route } from '../route.ts';
-import { canSee } from '../visibility.ts';
 
 /** What a stream narrows the feed to; null means any. */
 export interface StreamFilter {
@@ -31,11 +31,18 @@ const heartbeat = ': heartbeat\n\n';
 const reset = 'event: reset\ndata: {}\n\n';
 
 /** What these routes use. */
-type EventDeps = Uses<'tenancy' | 'changes' | 'authenticator' | 'config' | 'readModel' | 'registry'>;
+export interface EventCollaborators {
+  /** The feed streams follow. */
+  changes: ChangeFeed;
+  /** Which events a caller may see. */
+  tenancy: Tenancy;
+  /** Asked again at each heartbeat: a stream lasts only while its credentials hold. */
+  authenticator: Authenticator;
+  limits: Limits;
+}
 
-export function eventRoutes(deps: EventDeps): Route[] {
-  const { limits } = deps.config;
-  const feed = deps.changes;
+export function eventRoutes(collaborators: EventCollaborators): Route[] {
+  const { limits } = collaborators;
   const openByUser = new Map<number, number>();
 
   return [
@@ -59,7 +66,7 @@ export function eventRoutes(deps: EventDeps): Route[] {
         }
         openByUser.set(userId, open + 1);
         try {
-          await streamTo(ctx, deps, feed, principal, filter);
+          await streamTo(ctx, collaborators, principal, filter);
         } finally {
           const left = (openByUser.get(userId) ?? 1) - 1;
           if (left > 0) openByUser.set(userId, left);
@@ -83,8 +90,8 @@ function streamFilter(query: Record<string, unknown>): StreamFilter {
 }
 
 /** Answers the stream and resolves once it has ended, for whatever reason. */
-function streamTo(ctx: ApiContext, deps: EventDeps, feed: ChangeFeed, principal: Principal, filter: StreamFilter): Promise<void> {
-  const { limits } = deps.config;
+function streamTo(ctx: ApiContext, collaborators: EventCollaborators, principal: Principal, filter: StreamFilter): Promise<void> {
+  const { changes: feed, tenancy, authenticator, limits } = collaborators;
   ctx.status = 200;
   ctx.respond = false; // the stream is written here, not by Koa
   const res = ctx.res;
@@ -102,7 +109,7 @@ function streamTo(ctx: ApiContext, deps: EventDeps, feed: ChangeFeed, principal:
   const visible = (event: FeedEvent) =>
     event.audience
       ? event.audience.includes(principal.user.id) && (!principal.apiKey || principal.apiKey.project === event.project)
-      : canSee(deps, principal, event.project);
+      : tenancy.canSee(principal, event.project);
   const stream = new EventStream(res, (event) => matches(filter, event) && visible(event), limits.eventStreamBufferBytesMax);
   stream.write(opening);
   const lastEventId = ctx.get('Last-Event-ID').trim();
@@ -123,7 +130,7 @@ function streamTo(ctx: ApiContext, deps: EventDeps, feed: ChangeFeed, principal:
   // ends the stream, as it would refuse the next request.
   const beat = setInterval(() => {
     stream.write(heartbeat);
-    stillAuthenticated(deps, ctx).then((ok) => ok || stream.close(), () => stream.close());
+    stillAuthenticated(authenticator, ctx).then((ok) => ok || stream.close(), () => stream.close());
   }, limits.eventHeartbeatSeconds * 1000);
   return new Promise((resolve) => {
     res.once('close', () => {
@@ -134,9 +141,9 @@ function streamTo(ctx: ApiContext, deps: EventDeps, feed: ChangeFeed, principal:
   });
 }
 
-async function stillAuthenticated(deps: EventDeps, ctx: ApiContext): Promise<boolean> {
+async function stillAuthenticated(authenticator: Authenticator, ctx: ApiContext): Promise<boolean> {
   try {
-    await deps.authenticator.authenticate(ctx.headers);
+    await authenticator.authenticate(ctx.headers);
     return true;
   } catch {
     return false;

@@ -1,26 +1,38 @@
 // /api/auth/: registration, tokens (simplejwt's flow, with rotating refresh tokens), the current
 // user, and API keys.
 import { randomUUID } from 'node:crypto';
+import type { Registry } from '../../actors/registry.ts';
 import { generateApiKey } from '../../auth/api-keys.ts';
+import type { LoginThrottle } from '../../auth/login-throttle.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from '../../auth/passwords.ts';
-import { InvalidToken } from '../../auth/tokens.ts';
+import { InvalidToken, type Tokens } from '../../auth/tokens.ts';
 import type { ApiKey } from '../../domain/records.ts';
 import { Rejected, invalid } from '../../domain/rejection.ts';
-import { timestamp } from '../../clock.ts';
-import type { Uses } from '../deps.ts';
+import { timestamp, type Clock } from '../../clock.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { fail } from '../errors.ts';
-import { listEndpoint } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { apiKeyJson, createdApiKeyJson, userJson } from '../representations.ts';
 import { noContent, reply, type Route } from '../route.ts';
-import { projectReference } from '../visibility.ts';
 
 /** What these routes use. */
-type IdentityDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'tokens' | 'loginThrottle' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+export interface IdentityCollaborators {
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  tokens: Tokens;
+  loginThrottle: LoginThrottle;
+  clock: Clock;
+  /** The cost of a password hash (passwordHashCost). */
+  passwordHashCost: number;
+}
 
-export function identityRoutes(deps: IdentityDeps): Route[] {
-  const { registry, readModel, tokens, config, clock } = deps;
+export function identityRoutes(collaborators: IdentityCollaborators): Route[] {
+  const { registry, readModel, tenancy, lists, tokens, loginThrottle, clock, passwordHashCost } = collaborators;
   const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
-  const listApiKeys = listEndpoint(deps, { schema: 'auth.api-keys-list-query', serialize: apiKeyJson });
+  const listApiKeys = lists.endpoint({ schema: 'auth.api-keys-list-query', serialize: apiKeyJson });
 
   return [
     {
@@ -35,7 +47,7 @@ export function identityRoutes(deps: IdentityDeps): Route[] {
         if (password !== confirmation) throw invalid({ password_confirm: ["Password fields didn't match."] });
         const normalized = email!.toLowerCase();
         if (readModel.userIdsByEmail.has(normalized)) throw invalid({ email: ['An account with this email already exists.'] });
-        const passwordHash = await hashPassword(password!, config.passwordHashCost);
+        const passwordHash = await hashPassword(password!, passwordHashCost);
         const [registered] = await registry.identity.ask({ type: 'RegisterUser', email: normalized, passwordHash, now: timestamp(clock) });
         if (registered?.type !== 'UserRegistered') throw new Error('registration produced no user');
         reply(ctx, 201, { ...(await tokens.issuePair(registered.user.id)), user: userJson(registered.user) });
@@ -52,16 +64,16 @@ export function identityRoutes(deps: IdentityDeps): Route[] {
       async handle(ctx) {
         const { email, password } = ctx.state.body as Record<string, string>;
         const normalized = email!.toLowerCase();
-        const wait = deps.loginThrottle.waitSeconds(normalized, ctx.ip, nowSeconds());
+        const wait = loginThrottle.waitSeconds(normalized, ctx.ip, nowSeconds());
         if (wait > 0) throw fail.throttled(wait);
         const userId = readModel.userIdsByEmail.get(normalized);
         const user = userId === undefined ? undefined : readModel.users.get(userId);
-        const valid = user ? await verifyPassword(password!, user.password_hash) : await burnPasswordCheck(password!, config.passwordHashCost).then(() => false);
+        const valid = user ? await verifyPassword(password!, user.password_hash) : await burnPasswordCheck(password!, passwordHashCost).then(() => false);
         if (!user || !valid) {
-          deps.loginThrottle.recordFailure(normalized, ctx.ip, nowSeconds());
+          loginThrottle.recordFailure(normalized, ctx.ip, nowSeconds());
           throw fail.authenticationFailed('No active account found with the given credentials');
         }
-        deps.loginThrottle.recordSuccess(normalized);
+        loginThrottle.recordSuccess(normalized);
         reply(ctx, 200, await tokens.issuePair(user.id));
       },
     },
@@ -129,7 +141,7 @@ export function identityRoutes(deps: IdentityDeps): Route[] {
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const project = String(body.project);
-        projectReference(deps, principal, project);
+        tenancy.referencedProject(principal, project);
         const expiresAt = (body.expires_at as string | null | undefined) ?? null;
         if (expiresAt !== null && Date.parse(expiresAt) <= clock.nowMs()) {
           throw invalid({ expires_at: ['Expiry must be in the future.'] });

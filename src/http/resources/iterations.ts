@@ -7,38 +7,44 @@ import type { Principal } from '../../auth/authenticate.ts';
 import { newIteration, type IterationChanges } from '../../domain/job.ts';
 import { iterationWritableFields, pickPresent, type Job, type JobIteration } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
-import { timestamp } from '../../clock.ts';
-import type { Uses } from '../deps.ts';
+import type { Registry } from '../../actors/registry.ts';
+import { timestamp, type Clock } from '../../clock.ts';
+import type { JsonCache } from '../../json-cache.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { fail, or404 } from '../errors.ts';
-import { listEndpoint } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { iterationJson } from '../representations.ts';
 import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
-import { referenceOr400, seenOr404, visibleProjects } from '../visibility.ts';
 
 /** The fields an update changes in place; `job` moves the iteration instead. */
 const changeFields = iterationWritableFields.filter((field) => field !== 'job');
 
 /** What these routes use. */
-type IterationDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+export interface IterationCollaborators {
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  jsonCache: JsonCache;
+  clock: Clock;
+}
 
-export function iterationRoutes(deps: IterationDeps): Route[] {
-  const { registry, readModel, clock } = deps;
-
-  const listIterations = listEndpoint(deps, { schema: 'iterations.list-query', serialize: iterationJson });
+export function iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }: IterationCollaborators): Route[] {
+  const listIterations = lists.endpoint({ schema: 'iterations.list-query', serialize: iterationJson });
 
   const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
-    seenOr404(deps, ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
-
+    tenancy.seen(ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
 
   /** The iteration as committed; gone meanwhile (deleted with its job) is 404. */
   const answerIteration = (ctx: ApiContext, status: number, id: string) => {
     const iteration = or404(readModel.iterations.get(id));
-    replyRecord(ctx, deps, iteration, iterationJson, status);
+    replyRecord(ctx, jsonCache, iteration, iterationJson, status);
   };
 
   /** A referenced job must be visible, with its actor. */
   const jobReference = (principal: Principal, id: string) => {
-    const job: Job = referenceOr400(deps, principal, 'job', id, readModel.jobs.get(id), (found) => found.project);
+    const job: Job = tenancy.referenced(principal, 'job', id, readModel.jobs.get(id), (found) => found.project);
     const actor = registry.actor('job', job.id);
     if (!actor) throw invalid({ job: [invalidPk(id)] });
     return { job, actor };
@@ -80,7 +86,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
       summary: 'List job iterations (by order, then created_at, by default).',
       responses: { 200: { list: 'iterations.iteration-response' } },
       handle(ctx) {
-        listIterations(ctx, { collection: readModel.iterations, partitions: visibleProjects(deps, ctx.state.principal) });
+        listIterations(ctx, { collection: readModel.iterations, partitions: tenancy.visibleProjects(ctx.state.principal) });
       },
     },
     {
@@ -108,7 +114,7 @@ export function iterationRoutes(deps: IterationDeps): Route[] {
       summary: 'Retrieve a job iteration.',
       responses: { 200: 'iterations.iteration-response' },
       handle(ctx) {
-        replyRecord(ctx, deps, visibleIteration(ctx), iterationJson);
+        replyRecord(ctx, jsonCache, visibleIteration(ctx), iterationJson);
       },
     },
     { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', responses: { 200: 'iterations.iteration-response' }, handle: update },

@@ -7,33 +7,40 @@ import { newJob, type JobChanges } from '../../domain/job.ts';
 import { jobWritableFields, pickPresent, type Agent, type Job } from '../../domain/records.ts';
 import { invalid } from '../../domain/rejection.ts';
 import { progressPage, progressSummary } from '../../views/job-progress.ts';
-import { timestamp } from '../../clock.ts';
-import type { Uses } from '../deps.ts';
+import type { Registry } from '../../actors/registry.ts';
+import { timestamp, type Clock } from '../../clock.ts';
+import type { Limits } from '../../config.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { or404 } from '../errors.ts';
-import { listEndpoint, paginate } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
-import { agentReference, projectReference, seenOr404, visibleProjects } from '../visibility.ts';
 
 const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
 
 /** What these routes use. */
-type JobDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+export interface JobCollaborators {
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  clock: Clock;
+  limits: Limits;
+}
 
-export function jobRoutes(deps: JobDeps): Route[] {
-  const { registry, readModel, clock } = deps;
-
+export function jobRoutes({ registry, readModel, tenancy, lists, clock, limits }: JobCollaborators): Route[] {
   // A chart wants every point at once: progress pages are larger than other lists'.
-  const progressSizes = { sizeDefault: deps.config.limits.progressPageSizeDefault, sizeMax: deps.config.limits.progressPageSizeMax };
+  const progressSizes = { sizeDefault: limits.progressPageSizeDefault, sizeMax: limits.progressPageSizeMax };
 
-  const listJobs = listEndpoint(deps, {
+  const listJobs = lists.endpoint({
     schema: 'jobs.list-query',
     serialize: jobListItemJson,
     liveFields: { of: (job) => jobLiveFields(readModel.agentLabel(job.agent)), version: () => readModel.agentLabelsVersion },
   });
 
   const visibleJob = (ctx: ApiContext): Job =>
-    seenOr404(deps, ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
+    tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
 
   /** The job as committed, with its iterations; gone meanwhile (deleted) is 404. */
   const answerJob = (ctx: ApiContext, status: number, id: string) => {
@@ -47,12 +54,12 @@ export function jobRoutes(deps: JobDeps): Route[] {
    */
   const projectForNewJob = (principal: Principal, fields: JobChanges, agent: Agent | undefined): string => {
     if (fields.project) {
-      const project = projectReference(deps, principal, fields.project);
+      const project = tenancy.referencedProject(principal, fields.project);
       if (agent && agent.project !== project) throw agentElsewhere();
       return project;
     }
     if (agent) return agent.project;
-    const visible = visibleProjects(deps, principal);
+    const visible = tenancy.visibleProjects(principal);
     if (visible.length === 1) return visible[0]!;
     throw invalid({ project: ['This field is required.'] });
   };
@@ -60,9 +67,9 @@ export function jobRoutes(deps: JobDeps): Route[] {
   /** Checks the references an update sends; answers the project the job ends up in. */
   const projectAfterUpdate = (principal: Principal, job: Job, changes: JobChanges): string => {
     if (changes.project === null) throw invalid({ project: ['This field may not be null.'] });
-    const project = changes.project === undefined ? job.project : projectReference(deps, principal, changes.project);
+    const project = changes.project === undefined ? job.project : tenancy.referencedProject(principal, changes.project);
     if (changes.agent) {
-      if (agentReference(deps, principal, changes.agent).project !== project) throw agentElsewhere();
+      if (tenancy.referencedAgent(principal, changes.agent).project !== project) throw agentElsewhere();
     } else if (changes.agent === undefined && project !== job.project && job.agent) {
       const agent = readModel.agents.get(job.agent);
       if (agent && agent.project !== project) throw invalid({ project: ["The job's agent belongs to another project."] });
@@ -90,7 +97,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
       summary: 'List jobs (newest first by default).',
       responses: { 200: { list: 'jobs.job-list-item-response' } },
       handle(ctx) {
-        listJobs(ctx, { collection: readModel.jobs, partitions: visibleProjects(deps, ctx.state.principal) });
+        listJobs(ctx, { collection: readModel.jobs, partitions: tenancy.visibleProjects(ctx.state.principal) });
       },
     },
     {
@@ -103,7 +110,7 @@ export function jobRoutes(deps: JobDeps): Route[] {
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const fields = pickPresent<JobChanges>(body, jobWritableFields);
-        const agent = fields.agent ? agentReference(deps, principal, fields.agent) : undefined;
+        const agent = fields.agent ? tenancy.referencedAgent(principal, fields.agent) : undefined;
         const project = projectForNewJob(principal, fields, agent);
         const job = newJob({ id: randomUUID(), now: timestamp(clock), project, triggeredBy: principal.user.id }, fields);
         await registry.create('job', job.id, [project], { type: 'CreateJob', job, sent: fields });
@@ -146,9 +153,8 @@ export function jobRoutes(deps: JobDeps): Route[] {
       handle(ctx) {
         const job = visibleJob(ctx);
         const iterations = readModel.iterationsOf(job);
-        const page = paginate(
+        const page = lists.paginate(
           ctx,
-          deps,
           (offset, limit) => ({ count: iterations.length, items: progressPage(iterations, offset, limit) }),
           progressPointJson,
           progressSizes,

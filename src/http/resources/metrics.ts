@@ -2,13 +2,10 @@
 // credential of this service stands for an operator: users and API keys belong to tenants, and
 // a tenant must not read service-wide figures. So the route is open and shows only aggregates
 // that name no tenant and no record (src/http/metrics.ts).
-import type { Uses } from '../deps.ts';
+import type { ServiceMetrics } from '../metrics.ts';
 import type { Route } from '../route.ts';
 
-/** What these routes use. */
-type MetricsDeps = Uses<'metrics'>;
-
-export function metricsRoutes(deps: MetricsDeps): Route[] {
+export function metricsRoutes(metrics: ServiceMetrics): Route[] {
   return [
     {
       method: 'GET',
@@ -17,9 +14,9 @@ export function metricsRoutes(deps: MetricsDeps): Route[] {
       summary: 'Service and process metrics in Prometheus text format.',
       responses: { 200: { media: { 'text/plain': null } } },
       async handle(ctx) {
-        const text = await deps.metrics.text();
+        const text = await metrics.text();
         ctx.status = 200;
-        ctx.type = deps.metrics.contentType;
+        ctx.type = metrics.contentType;
         ctx.body = text;
       },
     },

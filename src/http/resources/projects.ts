@@ -4,27 +4,32 @@ import { randomUUID } from 'node:crypto';
 import { newMembership, newProject, type ProjectChanges } from '../../domain/project.ts';
 import { pickPresent, type Project, type User } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
-import { timestamp } from '../../clock.ts';
-import type { Uses } from '../deps.ts';
+import type { Registry } from '../../actors/registry.ts';
+import { timestamp, type Clock } from '../../clock.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { fail, or404 } from '../errors.ts';
-import { listEndpoint } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { membershipJson, projectJson } from '../representations.ts';
 import { noContent, reply, type ApiContext, type Route } from '../route.ts';
-import { seenOr404, visibleProjects } from '../visibility.ts';
 
 const projectFields = ['name', 'slug', 'description', 'is_active', 'settings'];
 
 /** What these routes use. */
-type ProjectDeps = Uses<'tenancy' | 'registry' | 'readModel' | 'clock' | 'config' | 'validator' | 'jsonCache'>;
+export interface ProjectCollaborators {
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  clock: Clock;
+}
 
-export function projectRoutes(deps: ProjectDeps): Route[] {
-  const { registry, readModel, clock } = deps;
-
-  const listProjects = listEndpoint(deps, { schema: 'projects.list-query', serialize: projectJson });
-  const listMemberships = listEndpoint(deps, { schema: 'memberships.list-query', serialize: membershipJson });
+export function projectRoutes({ registry, readModel, tenancy, lists, clock }: ProjectCollaborators): Route[] {
+  const listProjects = lists.endpoint({ schema: 'projects.list-query', serialize: projectJson });
+  const listMemberships = lists.endpoint({ schema: 'memberships.list-query', serialize: membershipJson });
 
   const visibleProject = (ctx: ApiContext, id: string): Project =>
-    seenOr404(deps, ctx.state.principal, readModel.projects.get(id), (project) => project.id);
+    tenancy.seen(ctx.state.principal, readModel.projects.get(id), (project) => project.id);
 
   const update = async (ctx: ApiContext) => {
     const project = visibleProject(ctx, ctx.params.id!);
@@ -42,7 +47,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
       summary: 'List the projects the caller belongs to.',
       responses: { 200: { list: 'projects.project-response' } },
       handle(ctx) {
-        listProjects(ctx, { collection: readModel.projects, partitions: visibleProjects(deps, ctx.state.principal) });
+        listProjects(ctx, { collection: readModel.projects, partitions: tenancy.visibleProjects(ctx.state.principal) });
       },
     },
     {
@@ -112,7 +117,7 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
       responses: { 201: 'memberships.membership-response' },
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
-        const user = memberToAdd(deps, ctx.state.body);
+        const user = memberToAdd(readModel, ctx.state.body);
         const membership = newMembership({ id: randomUUID(), project: project.id, now: timestamp(clock) }, user);
         await registry.ask(registry.actor('project', project.id), [project.id], { type: 'AddMember', membership });
         reply(ctx, 201, membershipJson(readModel.membershipsByUser.get(user.id)!.get(project.id)!));
@@ -137,17 +142,17 @@ export function projectRoutes(deps: ProjectDeps): Route[] {
   ];
 }
 
-function memberToAdd(deps: ProjectDeps, body: Record<string, unknown>): User {
+function memberToAdd(readModel: ReadModel, body: Record<string, unknown>): User {
   const userId = body.user_id as number | null | undefined;
   const email = body.email as string | null | undefined;
   if (userId != null) {
-    const user = deps.readModel.users.get(userId);
+    const user = readModel.users.get(userId);
     if (!user) throw invalid({ user_id: [invalidPk(userId)] });
     return user;
   }
   if (email) {
-    const id = deps.readModel.userIdsByEmail.get(email.toLowerCase());
-    const user = id === undefined ? undefined : deps.readModel.users.get(id);
+    const id = readModel.userIdsByEmail.get(email.toLowerCase());
+    const user = id === undefined ? undefined : readModel.users.get(id);
     if (!user) throw invalid({ email: ['No user with this email address exists.'] });
     return user;
   }

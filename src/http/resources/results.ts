@@ -3,27 +3,38 @@
 // summary, and, for a job, every iteration's summary at once. An iteration's results are of one
 // version: its first batch pins it. Results are not records of the read model: they are kept in
 // their own store (src/results/), and only the rows a page shows are read from it.
+import type { Limits } from '../../config.ts';
 import type { Dataset, JobIteration } from '../../domain/records.ts';
 import { resultKeyOf, type ResultInput } from '../../domain/results.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { ResultIntake } from '../../results/result-intake.ts';
 import { resultRows, type ResultRef } from '../../results/result-rows.ts';
-import type { Uses } from '../deps.ts';
+import type { ResultViews } from '../../results/result-views.ts';
+import type { Results } from '../../results/results.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { or404 } from '../errors.ts';
-import { listEndpoint } from '../pages.ts';
+import type { Lists } from '../pages.ts';
 import { jobSummaryItemJson, resultJson, resultListItemJson, resultSummaryJson } from '../representations.ts';
 import { reply, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
-type ResultDeps = Uses<'tenancy' | 'results' | 'resultIntake' | 'resultViews' | 'readModel' | 'config' | 'validator' | 'jsonCache'>;
+export interface ResultCollaborators {
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  lists: Lists;
+  results: Results;
+  resultIntake: ResultIntake;
+  resultViews: ResultViews;
+  limits: Limits;
+}
 
-export function resultRoutes(deps: ResultDeps): Route[] {
-  const { tenancy, results, resultIntake, resultViews, readModel, config } = deps;
-  const { limits } = config;
+export function resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultViews, limits }: ResultCollaborators): Route[] {
   const { store } = results;
 
   const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
     tenancy.seen(ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
 
-  const listResults = listEndpoint<ResultRef, unknown>(deps, {
+  const listResults = lists.endpoint<ResultRef, unknown>({
     schema: 'results.list-query',
     serialize: (ref) => ref,
     text: (ref) => JSON.stringify(resultListItemJson(ref.iteration, or404(store.listedRow(ref.iteration, ref.roster, ref.index, ref.attempt)))),

@@ -1,6 +1,12 @@
 // OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
 // distinct service names, the trace list (one row per trace, or every span) and one trace.
-import type { Published } from '../../events/change-feed.ts';
+import type { Registry } from '../../actors/registry.ts';
+import type { Clock } from '../../clock.ts';
+import type { Limits } from '../../config.ts';
+import type { ChangeFeed, Published } from '../../events/change-feed.ts';
+import type { ReadModel } from '../../read-model.ts';
+import type { ResultIntake } from '../../results/result-intake.ts';
+import type { Tenancy } from '../../tenancy.ts';
 import { jsonText, type JsonValue } from '../../traces/json-text.ts';
 import { SpanLinker } from '../../traces/linking.ts';
 import type { ExportRequest } from '../../traces/otlp-wire.ts';
@@ -11,20 +17,34 @@ import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
 import type { Ingested } from '../../traces/span-store.ts';
 import type { SpanEvaluation } from '../../traces/span-evaluation.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted, type SpanDraft, type SpanLinks } from '../../traces/spans.ts';
-import type { Uses } from '../deps.ts';
+import type { Traces } from '../../traces/traces.ts';
+import type { Validator } from '../../validation/validator.ts';
 import { fail } from '../errors.ts';
+import type { Lists } from '../pages.ts';
 import { otlpEncoding, readOtlpBody } from '../otlp-body.ts';
-import { paginate } from '../pages.ts';
 import { replyJsonText, type ApiContext, type Route } from '../route.ts';
-import { visibleProjects } from '../visibility.ts';
 
 /** What these routes use. */
-type TraceDeps = Uses<'tenancy' | 'config' | 'registry' | 'readModel' | 'traces' | 'resultIntake' | 'changes' | 'validator' | 'clock'>;
+export interface TraceCollaborators {
+  /** Spans are stored in their projects' gates (registry.gates); links may create agents. */
+  registry: Registry;
+  readModel: ReadModel;
+  tenancy: Tenancy;
+  traces: Traces;
+  /** Results that spans report. */
+  resultIntake: ResultIntake;
+  /** Where spans.ingested is announced. */
+  changes: ChangeFeed;
+  /** The span query's schema. */
+  validator: Validator;
+  lists: Lists;
+  clock: Clock;
+  limits: Limits;
+}
 
-export function traceRoutes(deps: TraceDeps): Route[] {
-  const { config, registry, traces, clock } = deps;
-  const { limits } = config;
-  const linker = new SpanLinker(deps);
+export function traceRoutes(collaborators: TraceCollaborators): Route[] {
+  const { registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits } = collaborators;
+  const linker = new SpanLinker({ readModel, registry, clock, tenancy });
 
   // While an export's commit is in flight nothing of it is held but what answers it: exports in
   // flight that survive a garbage collection are copied by it, and with 512-span exports that
@@ -49,7 +69,7 @@ export function traceRoutes(deps: TraceDeps): Route[] {
     const announcements = groups.map((spans) => spansIngested(spans, limits.eventTraceIdsMax));
     // The gate calls this closure at once and keeps nothing of it; what waits is made by announce().
     const ingested = registry.gates.pass([...byProject.keys()], () => Promise.all(groups.map((spans) => traces.ingest(spans))));
-    return ingested.then(announce(deps, announcements));
+    return ingested.then(announce(changes, announcements));
   };
 
   /** Reads, decodes, drafts and links an export, then stores it: resolves once it is durable. */
@@ -67,7 +87,7 @@ export function traceRoutes(deps: TraceDeps): Route[] {
     // Returned, not awaited: this frame, and the export in it, ends here.
     const stored = store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))).then(refusedCount(rejected));
     if (byIteration.size === 0 && unlinked === 0) return stored;
-    return Promise.all([stored, deps.resultIntake.applySpanResults(byIteration, unlinked)]).then(([counts]) => counts);
+    return Promise.all([stored, resultIntake.applySpanResults(byIteration, unlinked)]).then(([counts]) => counts);
   };
 
   const ingest = async (ctx: ApiContext) => {
@@ -81,10 +101,10 @@ export function traceRoutes(deps: TraceDeps): Route[] {
 
   const spanQuery = (ctx: ApiContext): SpanQuery =>
     parseSpanQuery(
-      deps.validator.documents.get(spanQuerySchema)!,
+      validator.documents.get(spanQuerySchema)!,
       ctx.state.query,
       ctx.query,
-      visibleProjects(deps, ctx.state.principal),
+      tenancy.visibleProjects(ctx.state.principal),
       limits,
     );
 
@@ -110,7 +130,7 @@ export function traceRoutes(deps: TraceDeps): Route[] {
       responses: { 200: { list: 'traces.service-name-response' } },
       handle(ctx) {
         const names = serviceNames(traces.store, spanQuery(ctx));
-        const page = paginate(ctx, deps, (offset, limit) => ({ count: names.length, items: names.slice(offset, offset + limit) }), (name) => name);
+        const page = lists.paginate(ctx, (offset, limit) => ({ count: names.length, items: names.slice(offset, offset + limit) }), (name) => name);
         sendJson(ctx, { ...page });
       },
     },
@@ -126,7 +146,7 @@ export function traceRoutes(deps: TraceDeps): Route[] {
         const mode = ctx.state.query.all_spans === true ? 'spans' : 'heads';
         // A trace's row shows the whole trace's tokens; a span of all_spans its own.
         const rowJson = mode === 'heads' ? (span: SpanRecord) => spanJson(span, traces.store.traceTokens(span.project, span.trace_id)) : (span: SpanRecord) => spanJson(span);
-        const page = paginate(ctx, deps, (offset, limit) => listSpans(traces.store, query, mode, offset, limit), rowJson);
+        const page = lists.paginate(ctx, (offset, limit) => listSpans(traces.store, query, mode, offset, limit), rowJson);
         sendJson(ctx, { ...page });
       },
     },
@@ -164,9 +184,9 @@ function spansIngested(spans: readonly SpanRecord[], traceIdsMax: number): (stor
 }
 
 /** Publishes the spans each project stored once they are durable; resolves with those refused. */
-function announce(deps: Uses<'changes'>, announcements: readonly ((stored: number) => Published)[]) {
+function announce(changes: ChangeFeed, announcements: readonly ((stored: number) => Published)[]) {
   return (ingested: readonly Ingested[]): number => {
-    deps.changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
+    changes.publish(ingested.flatMap(({ stored }, i) => (stored > 0 ? [announcements[i]!(stored)] : [])));
     return ingested.reduce((refused, outcome) => refused + outcome.refused, 0);
   };
 }
