@@ -17,28 +17,7 @@ import { StoreCorruptError } from '../store/journal.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
 import { resultIdOf, type DecidedRow, type ResultRecord, type Roster } from '../domain/results.ts';
 import { ResultTable } from './result-table.ts';
-
-/**
- * A row as stored: what its key (iteration, datapoint index, attempt) and its iteration's version
- * (the datapoint's id and order) do not say (its id is its key's too: resultIdOf), times in epoch
- * ms, its output apart. A third of the bytes of the whole record: every byte is written once per
- * row and read at every start.
- */
-export interface StoredRow {
-  readonly score: number | null;
-  readonly passed: boolean | null;
-  readonly dimension_scores: Readonly<Record<string, number>> | null;
-  readonly status: ResultRecord['status'];
-  readonly error: string;
-  readonly trace_id: string | null;
-  readonly span_id: string | null;
-  readonly latency_ms: number | null;
-  readonly cost: number | null;
-  readonly created_ms: number;
-  readonly updated_ms: number;
-  /** Whether an output is kept in result-outputs. */
-  readonly has_output: boolean;
-}
+import type { StoredRow } from './stored-row.ts';
 
 /** A row as lists show it: the whole record but its output. */
 export type ListedRow = Omit<ResultRecord, 'output'>;

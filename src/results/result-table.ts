@@ -5,7 +5,7 @@
 // columns, and only the rows a page shows are read from the store.
 import type { Roster } from '../domain/results.ts';
 import { nextVersion } from '../query/versions.ts';
-import type { StoredRow } from './result-store.ts';
+import type { StoredRow } from './stored-row.ts';
 
 const passedUnknown = 0;
 const passedFalse = 1;

@@ -8,7 +8,8 @@ import { decideResults, type IterationLimits, type IterationResultsView, type Re
 import { notFound, Rejected } from '../domain/rejection.ts';
 import { BatchWriter, type Decision } from '../store/batch-writer.ts';
 import type { KvOp } from '../store/kv.ts';
-import type { ResultStore, StoredRow } from './result-store.ts';
+import type { ResultStore } from './result-store.ts';
+import type { StoredRow } from './stored-row.ts';
 import type { ResultTable } from './result-table.ts';
 
 /** One batch of rows for one iteration, resolved against its version. */
