@@ -4,6 +4,8 @@
 // and the package's start command (src/cli/start.ts, compiled under dist/ as the package ships it),
 // which prints the address it listens on as its first line and stops cleanly on a signal.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'uvu';
@@ -141,6 +143,22 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
   });
 }
+
+test('the start command with --data-dir keeps its store there (LMDB), over STORAGE=memory', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'overmind-start-command-'));
+  const command = startCommand(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0'], { STORAGE: 'memory' });
+  try {
+    const url = await command.firstLine;
+    const health = await fetch(`${url}/health/`);
+    assert.is(((await health.json()) as { storage: string }).storage, 'lmdb');
+    assert.ok(readdirSync(dataDir).length > 0, 'the store is in the directory given');
+    command.child.kill('SIGTERM');
+    assert.is(await command.exited, 0, command.stderr());
+  } finally {
+    command.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
 
 test('the start command: --help prints usage and exits 0; a bad flag exits 2 with what was wrong', async () => {
   const help = startCommand(['--help']);
