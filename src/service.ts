@@ -113,14 +113,25 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   });
   const validator = sharedValidator();
   const compute = new ComputePool(config.limits);
-  const resultIntake = new ResultIntake({ results, readModel, gates: registry.gates, changes, clock, limits: config.limits, validator });
+  const resultViews = new ResultViews(results.store, compute, config.limits);
+  resultViews.prepare();
+  const resultIntake = new ResultIntake({
+    results,
+    readModel,
+    gates: registry.gates,
+    changes,
+    clock,
+    limits: config.limits,
+    validator,
+    written: (iteration) => resultViews.prepare(iteration),
+  });
   const deps: Collaborators = {
     config,
     kv,
     registry,
     readModel,
     compute,
-    resultViews: new ResultViews(results.store, compute, config.limits),
+    resultViews,
     tenancy: new Tenancy(readModel, registry.gates),
     results,
     resultIntake,

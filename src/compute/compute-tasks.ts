@@ -42,7 +42,7 @@ export type TaskOf<K extends ComputeTask['kind']> = Extract<ComputeTask, { kind:
 export function expectedMicros(task: ComputeTask): number {
   switch (task.kind) {
     case 'summary':
-      return 0.2 * task.columns.rows + 0.05 * task.columns.datapoints;
+      return summaryMicros(task.columns.rows, task.columns.datapoints);
     case 'compare':
       return 0.005 * task.input.from.datapoints * task.settings.resamples + 0.5 * (task.input.from.rows + task.input.to.rows);
     case 'bootstrap':
@@ -53,6 +53,11 @@ export function expectedMicros(task: ComputeTask): number {
       // About one datapoint per 200 characters of JSON.
       return (10 * (task.from.text.length + task.to.text.length)) / 200;
   }
+}
+
+/** What a summary of a table of `rows` results over `datapoints` datapoints is expected to cost. */
+export function summaryMicros(rows: number, datapoints: number): number {
+  return 0.2 * rows + 0.05 * datapoints;
 }
 
 /** Parsed datapoints of the versions diffed lately: datasets never change, so they stay right. */

@@ -26,6 +26,8 @@ export interface ResultIntakeOptions {
   limits: Readonly<Limits>;
   /** Checks a span's row as a posted one is checked. */
   validator: Validator;
+  /** Called after each durable batch, with its iteration (readies what reading it will need). */
+  written?: (iteration: string) => void;
 }
 
 /** What became of the results spans reported, since the service started (GET /metrics). */
@@ -127,6 +129,7 @@ export class ResultIntake {
     const write = { iteration: iteration.id, roster, rows, now: timestamp(clock) };
     return gates.pass([iteration.project], () => results.write(write)).then((written) => {
       this.announce(iteration, written);
+      this.options.written?.(iteration.id);
       return written;
     });
   }

@@ -72,6 +72,11 @@ export class ResultStore {
     return this.tables.get(iteration);
   }
 
+  /** Every iteration's table. */
+  allTables(): IterableIterator<ResultTable> {
+    return this.tables.values();
+  }
+
   /** Every iteration whose results are stored or decided, with its version (live or not). */
   *pinned(): Generator<[iteration: string, roster: Roster]> {
     for (const [iteration, dataset] of this.storedPins) yield [iteration, this.rosters.get(dataset)!];

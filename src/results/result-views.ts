@@ -4,6 +4,7 @@
 // version changes with every write), and shared by concurrent requests for the same answer. What
 // needs the store (datapoint ids, traces) is added here, after the computation.
 import type { ComputePool } from '../compute/compute-pool.ts';
+import { summaryMicros } from '../compute/compute-tasks.ts';
 import { bootstrapChunkResamples, percentileInterval } from '../stats/bootstrap.ts';
 import type { Interval } from '../stats/intervals.ts';
 import type { Roster } from '../domain/results.ts';
@@ -58,6 +59,17 @@ export class ResultViews {
     this.summaries = new LruCache(limits.summaryCacheEntriesMax);
     this.comparisons = new LruCache(limits.comparisonCacheEntriesMax);
     this.pairs = new LruCache(limits.comparisonCacheEntriesMax);
+  }
+
+  /**
+   * Readies a worker thread once some iteration holds enough results for its summary to be
+   * offloaded (its comparisons are heavier still): at start, and after each durable batch.
+   */
+  prepare(iteration?: string): void {
+    const tables = iteration === undefined ? this.store.allTables() : [this.store.table(iteration)];
+    for (const table of tables) {
+      if (table && this.compute.offloads(summaryMicros(table.rows, table.datapoints))) return this.compute.keepReady();
+    }
   }
 
   summary(iteration: string): Promise<ResultSummary> {

@@ -1,13 +1,13 @@
 // Heavy answers run on worker threads (src/compute/): a summary, a comparison, its paired
 // datapoints and a dataset diff answer the same whether they are computed in place or on a
-// worker; the queue of heavy work waiting for a worker is bounded (503 past it); and a service
-// stops its workers when it closes.
+// worker; the queue of heavy work waiting for a worker is bounded (503 past it); a worker is
+// made ready once the results held call for one; and a service stops its workers when it closes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createIteration } from '../helpers/job-fixtures.ts';
 import { memberWithProject, type Member } from '../helpers/fixtures.ts';
 import { evaluated, resultsPath, writeResults } from '../helpers/result-fixtures.ts';
-import { withService } from '../helpers/service.ts';
+import { start, withService } from '../helpers/service.ts';
 
 /** Two iterations of one job with results on 40 datapoints, and two versions of the agent's dataset. */
 async function comparisonOf(member: Member, project: string) {
@@ -79,5 +79,27 @@ test('heavy work waiting for a worker is bounded: past LIMIT_COMPUTE_QUEUE_MAX i
     },
     { limits: { computeInlineMicrosMax: 1, computeThreadsMax: 1, computeQueueMax: 1 } },
   ));
+
+test('a worker thread is readied by the first batch whose iteration\'s summary would be offloaded, and at start when such results are stored; none before', async () => {
+  // A summary of 40 rows over 40 datapoints is expected to take 10 us: past 5, it is offloaded.
+  const limits = { computeInlineMicrosMax: 5 };
+  const first = await start({ lmdb: true, limits });
+  let restarted: Awaited<ReturnType<typeof start>> | undefined;
+  try {
+    const { member, project } = await memberWithProject(first.client);
+    const { dataset, iteration } = await evaluated(member.client, project.id, 40);
+    assert.is(first.service.deps.compute.threads, 0, 'no worker before any results');
+    await writeResults(member.client, iteration, { dataset: dataset.id, results: dataset.datapoints.slice(0, 10).map((point: any) => ({ datapoint: point.id, score: 0.5 })) });
+    assert.is(first.service.deps.compute.threads, 0, 'ten rows are summarized in place: no worker');
+    await writeResults(member.client, iteration, { dataset: dataset.id, results: dataset.datapoints.map((point: any) => ({ datapoint: point.id, score: 0.25 })) });
+    assert.is(first.service.deps.compute.threads, 1, 'readied by the batch, before any read');
+    await first.stop({ keepData: true });
+    restarted = await start({ lmdb: true, dataDir: first.dataDir, limits });
+    assert.is(restarted.service.deps.compute.threads, 1, 'readied at start on the stored results');
+    assert.is(restarted.service.deps.compute.offloaded, 0, 'nothing has run on it yet');
+  } finally {
+    await (restarted ?? first).stop();
+  }
+});
 
 test.run();
