@@ -2,7 +2,7 @@
 // quantiles come from @stdlib.
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
-import { meanOf, sampleSd } from './moments.ts';
+import { meanAndSd, meanOf } from './moments.ts';
 
 export interface Interval {
   low: number;
@@ -22,10 +22,9 @@ export function meanWithInterval(values: ArrayLike<number>, confidence: number):
   assertConfidence(confidence);
   const n = values.length;
   if (n === 0) return { n, mean: null, sd: null, se: null, ci: null };
-  const mean = meanOf(values);
   // One value has no spread to measure (n - 1 = 0 degrees of freedom): its mean alone.
-  if (n === 1) return { n, mean, sd: null, se: null, ci: null };
-  const sd = sampleSd(values);
+  if (n === 1) return { n, mean: meanOf(values), sd: null, se: null, ci: null };
+  const { mean, sd } = meanAndSd(values);
   const se = sd / Math.sqrt(n);
   return { n, mean, sd, se, ci: tInterval(mean, se, n - 1, confidence) };
 }

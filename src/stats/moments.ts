@@ -15,24 +15,29 @@ export function sampleSd(values: ArrayLike<number>): number {
   return Math.sqrt(squaredDeviations(values) / (values.length - 1));
 }
 
+/** meanOf and sampleSd of at least two values, the same numbers, the mean offset computed once. */
+export function meanAndSd(values: ArrayLike<number>): { mean: number; sd: number } {
+  const center = meanOffset(values);
+  return { mean: values[0]! + center, sd: Math.sqrt(squaredDeviationsAbout(values, center) / (values.length - 1)) };
+}
+
 /** The sum of squared deviations of `values` from their mean. */
 export function squaredDeviations(values: ArrayLike<number>): number {
-  let sum = 0;
-  forEachDeviation(values, (deviation) => (sum += deviation * deviation));
-  return sum;
+  return squaredDeviationsAbout(values, meanOffset(values));
 }
 
 /** The sum of products of the paired deviations of x and y from their means (equal lengths). */
 export function crossDeviations(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  const deviationsOfY = new Float64Array(y.length);
-  let i = 0;
-  forEachDeviation(y, (deviation) => (deviationsOfY[i++] = deviation));
+  const firstX = x[0]!;
+  const firstY = y[0]!;
+  const centerX = meanOffset(x);
+  const centerY = meanOffset(y);
   let sum = 0;
-  i = 0;
-  forEachDeviation(x, (deviation) => (sum += deviation * deviationsOfY[i++]!));
+  for (let i = 0; i < x.length; i++) sum += (x[i]! - firstX - centerX) * (y[i]! - firstY - centerY);
   return sum;
 }
 
+/** The mean of the offsets of `values` from the first one. */
 function meanOffset(values: ArrayLike<number>): number {
   const first = values[0]!;
   let offsets = 0;
@@ -40,8 +45,17 @@ function meanOffset(values: ArrayLike<number>): number {
   return offsets / values.length;
 }
 
-function forEachDeviation(values: ArrayLike<number>, each: (deviation: number) => void): void {
+/**
+ * The sum of squared deviations from the mean, given the mean offset: each deviation is the
+ * value's offset from the first one less the mean offset. Written out (no callback): these loops
+ * run over every datapoint of a summary three times or more.
+ */
+function squaredDeviationsAbout(values: ArrayLike<number>, center: number): number {
   const first = values[0]!;
-  const center = meanOffset(values);
-  for (let i = 0; i < values.length; i++) each(values[i]! - first - center);
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    const deviation = values[i]! - first - center;
+    sum += deviation * deviation;
+  }
+  return sum;
 }

@@ -61,9 +61,9 @@ export function datapointScores(columns: ResultColumns): DatapointScores {
 }
 
 /** A numeric dimension's mean per datapoint over the ok attempts that have it; NaN where none do. */
-export function dimensionMeans(columns: ResultColumns, name: string): Float64Array {
+export function dimensionMeans(columns: ResultColumns, name: string, into = new Float64Array(columns.datapoints)): Float64Array {
   const count = columns.datapoints;
-  const means = new Float64Array(count).fill(NaN);
+  const means = into.subarray(0, count).fill(NaN);
   const { head, next, flags } = columns;
   const values = columns.dimensions[name];
   if (!values) return means;
@@ -82,15 +82,12 @@ export function dimensionMeans(columns: ResultColumns, name: string): Float64Arr
   return means;
 }
 
-/** The values that are not NaN, in datapoint order. */
-export function present(values: Float64Array): Float64Array {
-  let n = 0;
-  for (let i = 0; i < values.length; i++) if (values[i] === values[i]) n++;
-  const kept = new Float64Array(n);
+/** The values that are not NaN, in datapoint order: a view of the start of `into` (a new array unless given). */
+export function present(values: Float64Array, into = new Float64Array(values.length)): Float64Array {
   let at = 0;
   for (let i = 0; i < values.length; i++) {
     const value = values[i]!;
-    if (value === value) kept[at++] = value; // not NaN
+    if (value === value) into[at++] = value; // not NaN
   }
-  return kept;
+  return into.subarray(0, at);
 }
