@@ -4,7 +4,7 @@
 // field once, in the shape drafting needs. protobufjs's own Reader does the byte-level work
 // (varints, bounds, skipping unknown fields), so a body is accepted or refused as its generated
 // decoder would: the same fields read, the same checks (UTF-8 included), the same nesting limit.
-import protobuf from 'protobufjs';
+import protobuf from 'protobufjs/minimal.js';
 import type { JsonValue } from './json-text.ts';
 import { int64ToExact, type Int64 } from './nanos.ts';
 import type { Attributes } from './span-type.ts';

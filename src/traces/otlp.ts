@@ -2,8 +2,9 @@
 // (otlp-wire.ts); an OTLP/JSON body goes through the protobuf JSON mapping of protobufjs, from the
 // official OpenTelemetry .proto files in ./proto, once its hex ids are bytes, and is read from
 // the protobuf it encodes to, so both encodings end in the same ExportRequest.
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import protobuf from 'protobufjs';
+import type { Message, Type } from 'protobufjs';
 import { protoDir } from '../assets.ts';
 import { readExportRequest, type ExportRequest } from './otlp-wire.ts';
 
@@ -17,13 +18,33 @@ export class OtlpDecodeError extends Error {
   }
 }
 
-const root = new protobuf.Root();
-// Imports in the official files are written from the proto root, not relative to the importer.
-root.resolvePath = (_origin, target) => join(protoDir, target);
-root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
+const require = createRequire(import.meta.url);
+let types: { request: Type; response: Type } | undefined;
+
+/**
+ * The OTLP message types, made on first use from the .proto files by the whole of protobufjs (the
+ * wire reader needs only its minimal part): ~90 ms left out of the start.
+ */
+function otlpTypes(): { request: Type; response: Type } {
+  if (!types) {
+    // CommonJS, so required synchronously here.
+    const protobuf = require('protobufjs') as typeof import('protobufjs');
+    const root = new protobuf.Root();
+    // Imports in the official files are written from the proto root, not relative to the importer.
+    root.resolvePath = (_origin, target) => join(protoDir, target);
+    root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
+    types = {
+      request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
+      response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
+    };
+  }
+  return types;
+}
+
 /** The protobufjs type of ExportTraceServiceRequest (clients and tests encode requests with it). */
-export const exportRequestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-const responseType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+export function exportRequestType(): Type {
+  return otlpTypes().request;
+}
 
 export function decodeExportRequest(body: Uint8Array, encoding: OtlpEncoding): ExportRequest {
   try {
@@ -33,7 +54,7 @@ export function decodeExportRequest(body: Uint8Array, encoding: OtlpEncoding): E
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new Error('an OTLP/JSON export request is a JSON object');
     }
-    return readExportRequest(exportRequestType.encode(messageFromOtlpJson(parsed)).finish(), false);
+    return readExportRequest(exportRequestType().encode(messageFromOtlpJson(parsed)).finish(), false);
   } catch (error) {
     // The readers report truncated or malformed input (and input nested past the stack) by throwing.
     throw new OtlpDecodeError(encoding, error instanceof Error ? error.message : String(error));
@@ -41,12 +62,13 @@ export function decodeExportRequest(body: Uint8Array, encoding: OtlpEncoding): E
 }
 
 /** An OTLP/JSON export request (already parsed) as a protobufjs message, ready to read or encode. */
-export function messageFromOtlpJson(json: object): protobuf.Message {
-  return exportRequestType.fromObject(withBinaryIds(camelCaseKeys(json)) as Record<string, unknown>);
+export function messageFromOtlpJson(json: object): Message {
+  return exportRequestType().fromObject(withBinaryIds(camelCaseKeys(json)) as Record<string, unknown>);
 }
 
 /** ExportTraceServiceResponse in the request's encoding, with partial_success when spans were refused. */
 export function encodeExportResponse(encoding: OtlpEncoding, rejectedSpans: number, errorMessage: string): Uint8Array | object {
+  const { response: responseType } = otlpTypes();
   const response = responseType.fromObject(rejectedSpans > 0 ? { partialSuccess: { rejectedSpans, errorMessage } } : {});
   if (encoding === 'protobuf') return responseType.encode(response).finish();
   return responseType.toObject(response, { longs: String });

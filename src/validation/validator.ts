@@ -1,10 +1,14 @@
 // The one validation module. Every request body and query string is checked against a JSON
-// Schema file in schemas/, compiled once at boot and referenced by its $id. Bodies are not
-// coerced; query strings are (they are all text). Failures become DRF field maps.
+// Schema file in schemas/, referenced by its $id. Bodies are not coerced; query strings are (they
+// are all text). Failures become DRF field maps. The schema files are read at boot, but each
+// validator is compiled on its first use (a PATCH's partial form on the first partial body): a
+// start compiled all of them, ~350 ms of the start command's time to /health/, and Ajv itself is
+// loaded then too (~80 ms). compileAll() compiles every one at once, as a test does, so a broken
+// schema fails there and not a request.
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
-import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { Ajv, AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import { schemasDir } from '../assets.ts';
 import { invalid } from '../domain/rejection.ts';
 import { bodyMessage, queryMessage, toFieldErrors } from './drf-errors.ts';
@@ -22,8 +26,8 @@ interface TrimPlan {
 
 interface CompiledBody {
   full: ValidateFunction;
-  /** The same schema with nothing required (PATCH). */
-  partial: ValidateFunction;
+  /** The same schema with nothing required (PATCH), compiled on first use. */
+  partial: ValidateFunction | undefined;
   trim: TrimPlan;
   uuids: readonly string[];
   datetimes: readonly string[];
@@ -32,27 +36,16 @@ interface CompiledBody {
 export class Validator {
   private readonly bodies = new Map<string, CompiledBody>();
   private readonly queries = new Map<string, ValidateFunction>();
+  /** One Ajv for bodies and one for query strings (coercing), each holding every schema; made on first use. */
+  private ajvs: { body: Ajv; query: Ajv } | undefined;
 
-  private constructor(readonly documents: ReadonlyMap<string, AnySchemaObject>) {
-    const bodyAjv = createAjv(false);
-    const queryAjv = createAjv(true);
-    for (const schema of documents.values()) {
-      bodyAjv.addSchema(schema);
-      queryAjv.addSchema(schema);
-    }
-    for (const [id, schema] of documents) {
-      if (schema['x-use'] === 'body') {
-        const partialSchema = { ...schema, $id: `${id}#partial`, required: [] };
-        this.bodies.set(id, {
-          full: bodyAjv.getSchema(id)!,
-          partial: bodyAjv.compile(partialSchema),
-          trim: this.trimPlan(schema),
-          uuids: this.propertiesWhere(schema, (property) => property.format === 'uuid'),
-          datetimes: this.propertiesWhere(schema, (property) => property.format === 'datetime'),
-        });
-      } else if (schema['x-use'] === 'query') {
-        this.queries.set(id, queryAjv.getSchema(id)!);
-      }
+  private constructor(readonly documents: ReadonlyMap<string, AnySchemaObject>) {}
+
+  /** Compiles every body (full and partial) and query validator now, rather than on first use. */
+  compileAll(): void {
+    for (const [id, schema] of this.documents) {
+      if (schema['x-use'] === 'body') this.partialBody(this.compiledBody(id)!, id);
+      else if (schema['x-use'] === 'query') this.compiledQuery(id);
     }
   }
 
@@ -72,10 +65,10 @@ export class Validator {
 
   /** Validates a JSON body; returns it with strings trimmed, UUIDs and date-times in canonical form. */
   body(id: string, data: unknown, options: { partial?: boolean } = {}): Body {
-    const compiled = this.bodies.get(id);
+    const compiled = this.compiledBody(id);
     if (!compiled) throw new Error(`no body schema "${id}"`);
     trimStrings(data, compiled.trim);
-    const validate = options.partial ? compiled.partial : compiled.full;
+    const validate = options.partial ? this.partialBody(compiled, id) : compiled.full;
     if (!validate(data)) throw invalid(toFieldErrors(validate.errors ?? [], data, bodyMessage));
     const body = data as Body;
     for (const field of compiled.uuids) {
@@ -95,7 +88,7 @@ export class Validator {
    * values are coerced to the schema's types.
    */
   query(id: string, raw: Readonly<Record<string, string | string[] | undefined>>, valueCharsMax = Infinity): Query {
-    const validate = this.queries.get(id);
+    const validate = this.compiledQuery(id);
     if (!validate) throw new Error(`no query schema "${id}"`);
     const query: Query = {};
     const tooLong: Record<string, string[]> = {};
@@ -127,6 +120,50 @@ export class Validator {
     return this.resolve(target as AnySchemaObject);
   }
 
+  private ajv(use: 'body' | 'query'): Ajv {
+    if (!this.ajvs) {
+      const ajvs = { body: createAjv(false), query: createAjv(true) };
+      for (const schema of this.documents.values()) {
+        ajvs.body.addSchema(schema);
+        ajvs.query.addSchema(schema);
+      }
+      this.ajvs = ajvs;
+    }
+    return this.ajvs[use];
+  }
+
+  /** Body schema `id` compiled (on its first use), or undefined if there is none. */
+  private compiledBody(id: string): CompiledBody | undefined {
+    let compiled = this.bodies.get(id);
+    if (compiled) return compiled;
+    const schema = this.documents.get(id);
+    if (schema?.['x-use'] !== 'body') return undefined;
+    compiled = {
+      full: this.ajv('body').getSchema(id)!,
+      partial: undefined,
+      trim: this.trimPlan(schema),
+      uuids: this.propertiesWhere(schema, (property) => property.format === 'uuid'),
+      datetimes: this.propertiesWhere(schema, (property) => property.format === 'datetime'),
+    };
+    this.bodies.set(id, compiled);
+    return compiled;
+  }
+
+  private partialBody(compiled: CompiledBody, id: string): ValidateFunction {
+    compiled.partial ??= this.ajv('body').compile({ ...this.documents.get(id)!, $id: `${id}#partial`, required: [] });
+    return compiled.partial;
+  }
+
+  /** Query schema `id` compiled (on its first use), or undefined if there is none. */
+  private compiledQuery(id: string): ValidateFunction | undefined {
+    let validate = this.queries.get(id);
+    if (validate) return validate;
+    if (this.documents.get(id)?.['x-use'] !== 'query') return undefined;
+    validate = this.ajv('query').getSchema(id)!;
+    this.queries.set(id, validate);
+    return validate;
+  }
+
   private propertiesWhere(schema: AnySchemaObject, test: (property: AnySchemaObject) => boolean): string[] {
     const properties = (schema.properties ?? {}) as Record<string, AnySchemaObject>;
     return Object.entries(properties).filter(([, property]) => test(this.resolve(property))).map(([name]) => name);
@@ -147,7 +184,7 @@ export class Validator {
 
 let shared: Validator | undefined;
 
-/** The validator for the repository's schemas, compiled once per process. */
+/** The validator for the repository's schemas, loaded once per process (each schema compiled on first use). */
 export function sharedValidator(): Validator {
   shared ??= Validator.load();
   return shared;
@@ -178,7 +215,12 @@ export function canonicalUuidOf(value: string): string | undefined {
   return uuidPattern.test(value) ? rewrittenCanonical(value) : undefined;
 }
 
+const require = createRequire(import.meta.url);
+
 function createAjv(coerce: boolean): Ajv {
+  // Both are CommonJS: required (synchronously) with the first schema compiled, not at start.
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as typeof import('ajv-formats');
   const ajv = new Ajv({
     allErrors: true,
     verbose: true,

@@ -134,7 +134,7 @@ export function postJson(client: Client, body: object, options: { gzip?: boolean
 
 /** OTLP/JSON transcoded to protobuf, as the protobuf exporter would send it. */
 export function protobufOf(json: object): Uint8Array {
-  return exportRequestType.encode(messageFromOtlpJson(json)).finish();
+  return exportRequestType().encode(messageFromOtlpJson(json)).finish();
 }
 
 /** A hex id of `bytes` bytes built from a small number, so tests can name ids. */

@@ -13,7 +13,7 @@ import { withService, type Running } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { baseNs, exporting, ms, otlpJson, postJson, protobufOf, spanId, SpanKind, SpanStatusCode, traceId } from './helpers.ts';
 
-const responseType = exportRequestType.root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+const responseType = exportRequestType().root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 
 async function keyed(running: Running) {
   const { member, project } = await memberWithProject(running.client);

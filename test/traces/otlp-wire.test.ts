@@ -33,16 +33,16 @@ const span = {
   status: { code: 2, message: 'rate limited' },
 };
 
-const spanBytes = exportRequestType.lookupType('opentelemetry.proto.trace.v1.Span').encode({ ...span, attributes: [] }).finish();
+const spanBytes = exportRequestType().lookupType('opentelemetry.proto.trace.v1.Span').encode({ ...span, attributes: [] }).finish();
 
 function body(spanFields: object = span): Buffer {
-  const message = exportRequestType.fromObject({
+  const message = exportRequestType().fromObject({
     resourceSpans: [{
       resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
       scopeSpans: [{ scope: { name: 'scope', version: '2.0' }, spans: [spanFields] }],
     }],
   });
-  return Buffer.from(exportRequestType.encode(message).finish());
+  return Buffer.from(exportRequestType().encode(message).finish());
 }
 
 test('every field the service keeps reads as protobufjs decoded it', () => {
@@ -119,7 +119,7 @@ function requestOf(spanMessage: Uint8Array): Buffer {
 
 function protobufjsRefuses(bytes: Uint8Array): string | null {
   try {
-    exportRequestType.decode(bytes);
+    exportRequestType().decode(bytes);
     return null;
   } catch (error) {
     return (error as Error).message;

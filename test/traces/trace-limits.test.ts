@@ -12,7 +12,7 @@ import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
 import { baseNs, ms, otlpJson, postJson, protobufOf, spanId, traceId } from './helpers.ts';
 
-const responseType = exportRequestType.root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+const responseType = exportRequestType().root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
 
 test('new spans of a trace that holds spansPerTraceMax spans are refused, counted in partial_success; resent ones are not', () =>
   withService(
