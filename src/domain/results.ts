@@ -132,24 +132,31 @@ export function resolveAllRows(roster: Roster, indexOfId: IndexOfId, inputs: rea
 function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, limits: ResultLimits): { row: ResolvedRow } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
   const index = datapointIndex(roster, indexOfId, input, errors);
+  // Whether any check below failed (datapointIndex's failures leave `index` undefined).
+  let failed = false;
   const attempt = input.attempt ?? 0;
   if (attempt >= limits.attemptsPerDatapointMax) {
     errors.attempt = [`Ensure this value is less than or equal to ${limits.attemptsPerDatapointMax - 1}.`];
+    failed = true;
   }
   const status: ResultStatus = input.status ?? 'ok';
   const score = input.score ?? null;
   if (score === null && status === 'ok') {
     errors.score = [input.score === null ? 'This field may not be null.' : 'This field is required.'];
+    failed = true;
   }
   const dimensions = input.dimension_scores ?? null;
   if (dimensions && countKeys(dimensions) > limits.resultDimensionsMax) {
     errors.dimension_scores = [`Ensure this field has no more than ${limits.resultDimensionsMax} elements.`];
+    failed = true;
   }
-  const output = JSON.stringify(input.output ?? null);
+  // Most rows send no output: 'null' without a call to JSON.stringify.
+  const output = input.output === undefined || input.output === null ? 'null' : JSON.stringify(input.output);
   if (output.length > limits.resultOutputCharsMax) {
     errors.output = [`Ensure this value has at most ${limits.resultOutputCharsMax} characters as JSON (it has ${output.length}).`];
+    failed = true;
   }
-  if (index === undefined || Object.keys(errors).length > 0) return { errors };
+  if (index === undefined || failed) return { errors };
   return {
     row: {
       index,

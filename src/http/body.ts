@@ -107,18 +107,50 @@ function isJsonType(mediaType: string): boolean {
  */
 export function jsonProblem(value: unknown, depthMax: number): string | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : 'a number is too large';
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > depthMax) return `nesting is deeper than ${depthMax} levels`;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+  return typeof value === 'object' && value !== null ? nodeProblem(value, 1, depthMax) : null;
+}
+
+/**
+ * An object's or array's problem, allocating nothing. Which one is named when there are several
+ * is as a depth-first walk from the last child finds them (the order this was first written in):
+ * a node's own depth, then a number among its children, then the last child with a problem.
+ */
+function nodeProblem(node: object, depth: number, depthMax: number): string | null {
+  if (depth > depthMax) return `nesting is deeper than ${depthMax} levels`;
+  let objects = 0;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
       if (typeof child === 'object') {
-        if (child !== null) stack.push([child, depth + 1]);
-      } else if (typeof child === 'number' && !Number.isFinite(child)) {
-        return 'a number is too large';
+        if (child !== null) objects++;
+      } else if (typeof child === 'number' && !Number.isFinite(child)) return 'a number is too large';
+    }
+    if (objects === 0) return null;
+    for (let i = node.length - 1; i >= 0; i--) {
+      const child: unknown = node[i];
+      if (typeof child === 'object' && child !== null) {
+        const problem = nodeProblem(child, depth + 1, depthMax);
+        if (problem !== null) return problem;
       }
     }
+    return null;
   }
-  return null;
+  const record = node as Record<string, unknown>;
+  for (const key in record) {
+    const child = record[key];
+    if (typeof child === 'object') {
+      if (child !== null) objects++;
+    } else if (typeof child === 'number' && !Number.isFinite(child)) return 'a number is too large';
+  }
+  if (objects === 0) return null;
+  // The last child's problem is the one named: the walk is forward, and a later problem replaces an earlier one.
+  let found: string | null = null;
+  for (const key in record) {
+    const child = record[key];
+    if (typeof child === 'object' && child !== null) {
+      const problem = nodeProblem(child, depth + 1, depthMax);
+      if (problem !== null) found = problem;
+    }
+  }
+  return found;
 }

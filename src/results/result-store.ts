@@ -1,7 +1,8 @@
 // Where results live: their own LMDB databases (MemoryKv in memory mode), written once each and
 // replaced in place, never inside a job's snapshot:
 //
-//   results          [iteration, index, attempt] -> StoredRow: the row less what its key and version say
+//   results          [iteration, index, attempt] -> StoredRow: the row less what its key and version say,
+//                                                  in its own layout (stored-row.ts; older rows msgpack)
 //   result-outputs   [iteration, index, attempt] -> the row's `output` as JSON text (absent when null)
 //   result-pins      [iteration]                 -> the dataset id its results are of
 //   result-rosters   [dataset]                   -> Roster: the version's datapoint ids and orders
@@ -14,10 +15,10 @@
 // store opens (a scan of every row) and changed only by committed writes (`applyCommitted`). The
 // ops of each change are decided by ResultWriter, one commit at a time.
 import { StoreCorruptError } from '../store/journal.ts';
-import { prefixEnd, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
+import { prefixEnd, type Key, type Kv, type KvDb, type KvOp, type ValueCodec } from '../store/kv.ts';
 import { resultIdOf, type DecidedRow, type ResultRecord, type Roster } from '../domain/results.ts';
 import { ResultTable } from './result-table.ts';
-import type { StoredRow } from './stored-row.ts';
+import { storedRowCodec, type StoredRow } from './stored-row.ts';
 
 /** A row as lists show it: the whole record but its output. */
 export type ListedRow = Omit<ResultRecord, 'output'>;
@@ -36,7 +37,7 @@ export class ResultStore {
   private readonly indexes = new WeakMap<Roster, Map<string, number>>();
 
   constructor(readonly kv: Kv) {
-    this.rows = kv.db('results');
+    this.rows = kv.db('results', storedRowCodec as ValueCodec);
     this.outputs = kv.db('result-outputs');
     this.pins = kv.db('result-pins');
     this.rosterDb = kv.db('result-rosters');

@@ -61,9 +61,26 @@ export interface KvStats {
   bytes: number;
 }
 
+/**
+ * A database's own value layout, for values written often enough that msgpack's cost counts
+ * (result rows): values are written as `write` lays them out, and read by `read`. Values of the
+ * database written before it had a codec are msgpack, which never starts with the bytes a codec's
+ * values start with: `read` answers undefined for those, and they are read as msgpack. In memory
+ * values are kept as they are, without a codec.
+ */
+export interface ValueCodec<V = unknown> {
+  /** The most bytes `write` takes for `value`. */
+  bytesMax(value: V): number;
+  /** Lays `value` out in `target` from `offset` (with bytesMax(value) bytes free); returns where it ends. */
+  write(value: V, target: Buffer, offset: number): number;
+  /** The value laid out in `bytes` (bytes 0 to `end`), or undefined when they are not of this layout. */
+  read(bytes: Uint8Array, end: number): V | undefined;
+}
+
 export interface Kv {
   readonly kind: 'lmdb' | 'memory';
-  db(name: string): KvDb;
+  /** A database, by name; a codec, if any, lays out its values (it must be the same at every opening). */
+  db(name: string, codec?: ValueCodec): KvDb;
   /**
    * Applies every op in one transaction, all or nothing, and resolves once it is durable.
    * It is the only way anything is written. Writes are applied in the order they were made, each

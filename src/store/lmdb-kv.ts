@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type Database, type Key as LmdbKey, type RootDatabase } from 'lmdb';
-import { RequiredKeyMissing, type Entry, type Key, type Kv, type KvDb, type KvOp, type LateWrite, type RangeOptions } from './kv.ts';
+import { RequiredKeyMissing, type Entry, type Key, type Kv, type KvDb, type KvOp, type LateWrite, type RangeOptions, type ValueCodec } from './kv.ts';
 
 /** lmdb returns a one-element key as the bare element; the Kv contract is always a tuple. */
 function asTuple(key: unknown): Key {
@@ -88,25 +88,75 @@ function openEnvironment(path: string): RootDatabase {
   } as Parameters<typeof open>[0]);
 }
 
-function openDatabase(env: RootDatabase, name: string): Database {
-  return env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') });
+function openDatabase(env: RootDatabase, name: string, codec: ValueCodec | undefined): Database {
+  const msgpack = env.openDB(name, { encoding: 'msgpack', sharedStructuresKey: Symbol.for('structures') });
+  if (!codec) return msgpack;
+  // The same database again, its values through the codec; values written before it are
+  // msgpack, read by the handle above (with the shared structures they were written with).
+  const legacy = (msgpack as unknown as { decoder: { decode(bytes: Uint8Array): unknown } }).decoder;
+  return env.openDB(name, { encoder: codecEncoder(codec, legacy) } as Parameters<RootDatabase['openDB']>[1]);
+}
+
+/** lmdb-js's encoder modes (msgpackr's): the answer may be a buffer with start/end, and the bytes are copied before the next encode. */
+const reuseBufferMode = 512;
+const resetBufferMode = 1024;
+
+/**
+ * A codec as lmdb-js's encoder. Values are laid out in one buffer of its own, the way lmdb-js
+ * uses msgpackr: inside a write transaction lmdb-js copies each value before it encodes the next,
+ * so the same bytes are reused; otherwise each value keeps its own. Reading, lmdb-js hands over
+ * its own buffer, which the codec copies out of (a value of the older layout is copied first).
+ */
+function codecEncoder(codec: ValueCodec, legacy: { decode(bytes: Uint8Array): unknown }) {
+  // allocUnsafeSlow: lmdb-js takes the address of the buffer's own memory, so it must start it.
+  let target = Buffer.allocUnsafeSlow(64 * 1024) as Buffer & { start?: number; end?: number };
+  let position = 0;
+  return {
+    copyBuffers: true,
+    encode(value: unknown, mode = 0): Uint8Array {
+      const bytesMax = codec.bytesMax(value);
+      if (position + bytesMax > target.length) {
+        target = Buffer.allocUnsafeSlow(Math.max(64 * 1024, bytesMax));
+        position = 0;
+      }
+      const start = position;
+      const end = codec.write(value, target, start);
+      if (end - start > bytesMax) throw new Error(`a value took ${end - start} bytes, more than the ${bytesMax} its codec allowed`);
+      if (!(mode & reuseBufferMode) || !(mode & resetBufferMode)) {
+        position = end;
+        return target.subarray(start, end);
+      }
+      target.start = start;
+      target.end = end;
+      return target;
+    },
+    decode(bytes: Uint8Array): unknown {
+      const end = bytes.length;
+      const value = codec.read(bytes, end);
+      return value !== undefined ? value : legacy.decode(Uint8Array.prototype.slice.call(bytes, 0, end));
+    },
+  };
 }
 
 export class LmdbKv implements Kv {
   readonly kind = 'lmdb' as const;
   private env: RootDatabase;
   private readonly dbs = new Map<string, LmdbDb>();
+  private readonly codecs = new Map<string, ValueCodec | undefined>();
 
   constructor(readonly path: string) {
     mkdirSync(path, { recursive: true });
     this.env = openEnvironment(path);
   }
 
-  db(name: string): KvDb {
+  db(name: string, codec?: ValueCodec): KvDb {
     let db = this.dbs.get(name);
     if (!db) {
-      db = new LmdbDb(openDatabase(this.env, name));
+      db = new LmdbDb(openDatabase(this.env, name, codec));
       this.dbs.set(name, db);
+      this.codecs.set(name, codec);
+    } else if (this.codecs.get(name) !== codec) {
+      throw new Error(`database ${name} is open with another codec`);
     }
     return db;
   }
@@ -115,7 +165,7 @@ export class LmdbKv implements Kv {
   async releaseRecoveryPages(): Promise<void> {
     await this.env.close();
     this.env = openEnvironment(this.path);
-    for (const [name, db] of this.dbs) db.handle = openDatabase(this.env, name);
+    for (const [name, db] of this.dbs) db.handle = openDatabase(this.env, name, this.codecs.get(name));
   }
 
   /**

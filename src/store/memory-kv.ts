@@ -2,7 +2,7 @@
 // nothing on disk. Values are kept by reference, which is safe because everything written is
 // immutable state, so snapshots and journal entries cost almost no extra memory.
 import { SortedList } from '../query/sorted-list.ts';
-import { compareKeys, RequiredKeyMissing, type Entry, type Key, type Kv, type KvDb, type KvOp, type LateWrite, type RangeOptions } from './kv.ts';
+import { compareKeys, RequiredKeyMissing, type Entry, type Key, type Kv, type KvDb, type KvOp, type LateWrite, type RangeOptions, type ValueCodec } from './kv.ts';
 
 type Stored = Entry<unknown>;
 const byKey = (a: Stored, b: Stored) => compareKeys(a.key, b.key);
@@ -41,7 +41,8 @@ export class MemoryKv implements Kv {
   readonly kind = 'memory' as const;
   private readonly dbs = new Map<string, MemoryDb>();
 
-  db(name: string): KvDb {
+  /** Values are kept as they are: a codec is for stored bytes. */
+  db(name: string, _codec?: ValueCodec): KvDb {
     let db = this.dbs.get(name);
     if (!db) {
       db = new MemoryDb();

@@ -3,7 +3,7 @@
 // remains), for testing what the service does when the store misbehaves. As LMDB does, it makes
 // one write at a time, in order, and a write's late ops are made when its turn comes. With
 // queueWrites(), each write then waits until the test commits or fails it (settleNext).
-import type { Kv, KvDb, KvOp, LateWrite } from '../../src/store/kv.ts';
+import type { Kv, KvDb, KvOp, LateWrite, ValueCodec } from '../../src/store/kv.ts';
 
 export class FaultyKv implements Kv {
   /** Writes fail with this error while it is set. */
@@ -25,8 +25,8 @@ export class FaultyKv implements Kv {
     return this.inner.kind;
   }
 
-  db(name: string): KvDb {
-    return this.inner.db(name);
+  db(name: string, codec?: ValueCodec): KvDb {
+    return this.inner.db(name, codec);
   }
 
   write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
