@@ -36,8 +36,8 @@ interface CompiledBody {
 export class Validator {
   private readonly bodies = new Map<string, CompiledBody>();
   private readonly queries = new Map<string, ValidateFunction>();
-  /** One Ajv for bodies and one for query strings (coercing), each holding every schema; made on first use. */
-  private ajvs: { body: Ajv; query: Ajv } | undefined;
+  /** One Ajv for bodies and one for query strings (coercing), each holding every schema; each made on first use. */
+  private readonly ajvs = new Map<'body' | 'query', Ajv>();
 
   private constructor(readonly documents: ReadonlyMap<string, AnySchemaObject>) {}
 
@@ -121,15 +121,13 @@ export class Validator {
   }
 
   private ajv(use: 'body' | 'query'): Ajv {
-    if (!this.ajvs) {
-      const ajvs = { body: createAjv(false), query: createAjv(true) };
-      for (const schema of this.documents.values()) {
-        ajvs.body.addSchema(schema);
-        ajvs.query.addSchema(schema);
-      }
-      this.ajvs = ajvs;
+    let ajv = this.ajvs.get(use);
+    if (!ajv) {
+      ajv = createAjv(use === 'query');
+      for (const schema of this.documents.values()) ajv.addSchema(schema);
+      this.ajvs.set(use, ajv);
     }
-    return this.ajvs[use];
+    return ajv;
   }
 
   /** Body schema `id` compiled (on its first use), or undefined if there is none. */
