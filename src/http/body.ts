@@ -9,8 +9,7 @@
 // checks, co-body, raw-body and their listeners) were ~6% of the main thread and 2.4 KB of the
 // ~36 KB allocated per request; of them, only raw-body's read is left on this path.
 import bourne from '@hapi/bourne';
-import type { Context } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Context, Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { fail } from './errors.ts';
 
@@ -18,18 +17,32 @@ const jsonTypes = ['application/json', 'application/*+json'];
 
 export type BodyReader = (ctx: Context) => Promise<unknown>;
 
+/**
+ * koa-body's middleware for encoded bodies, loaded with the first of them: with zod and formidable
+ * it is about 270 modules and a third of a second here, which every start paid for bodies that
+ * clients seldom send.
+ */
+function encodedBodyParser(bytesMax: number): () => Promise<Middleware> {
+  let parser: Promise<Middleware> | undefined;
+  return () =>
+    (parser ??= import('koa-body').then(({ HttpMethodEnum, koaBody }) =>
+      koaBody({
+        json: true,
+        jsonStrict: false,
+        jsonLimit: bytesMax,
+        urlencoded: false,
+        text: false,
+        multipart: false,
+        jsonTypes,
+        parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      }),
+    ));
+}
+
 export function jsonBodyReader(bytesMax: number, depthMax: number): BodyReader {
-  const parse = koaBody({
-    json: true,
-    jsonStrict: false,
-    jsonLimit: bytesMax,
-    urlencoded: false,
-    text: false,
-    multipart: false,
-    jsonTypes,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-  });
+  const encodedParser = encodedBodyParser(bytesMax);
   const inflated = async (ctx: Context): Promise<unknown> => {
+    const parse = await encodedParser();
     try {
       await parse(ctx, async () => {});
     } catch (error) {

@@ -2,7 +2,7 @@
 // 'holm'): sorted ascending, the i-th (from 0) of m is multiplied by m - i, made non-decreasing
 // and capped at 1. Missing p-values (null) are not tests: they stay null and do not count in m.
 // Pure; the adjustment comes from @stdlib.
-import padjust from '@stdlib/stats-padjust';
+import { padjust } from './distributions.ts';
 
 /** Holm step-down adjusted p-values, in the input order; nulls stay null and are not counted. */
 export function holm(pValues: readonly (number | null)[]): (number | null)[] {

@@ -1,7 +1,6 @@
 // Interval estimates: the t interval of a mean and Wilson's interval of a proportion. Pure; the
 // quantiles come from @stdlib.
-import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { normalQuantile, tQuantile } from './distributions.ts';
 import { meanAndSd, meanOf } from './moments.ts';
 
 export interface Interval {

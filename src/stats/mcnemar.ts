@@ -1,8 +1,7 @@
 // McNemar's test on the discordant pairs of two pass/fail candidates: under the null, each of
 // the n = b + c discordant pairs goes either way with probability 1/2, so the smaller count k is
 // Binomial(n, 1/2). Pure; the binomial distribution comes from @stdlib.
-import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
-import binomialPmf from '@stdlib/stats-base-dists-binomial-pmf';
+import { binomialCdf, binomialPmf } from './distributions.ts';
 
 /** Exact two-sided McNemar on the discordant pairs (b: pass->fail, c: fail->pass) and its mid-p. */
 export function mcnemar(b: number, c: number): { p_value: number; mid_p_value: number } {

@@ -1,7 +1,7 @@
 // Paired comparison of two candidates scored on the same datapoints: over d_i = to_i - from_i,
 // the paired t (as scipy.stats.ttest_rel(to, from)), the Wilcoxon signed-rank p-value (rule in
 // signed-rank.ts) and Pearson's r of the scores. Pure; the t distribution comes from @stdlib.
-import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import { tCdf } from './distributions.ts';
 import { tInterval, assertConfidence, type Interval } from './intervals.ts';
 import { crossDeviations, meanOf, sampleSd, squaredDeviations } from './moments.ts';
 import { signedRankPValue } from './signed-rank.ts';

@@ -29,8 +29,7 @@
 // not cap the exact p at 1, so the p-value is made here from @stdlib's two CDFs. No package
 // computes the permutation distribution with tied ranks, so signFlipPValue below enumerates it:
 // that enumeration is the definition of the exact conditional test, not an approximation. Pure.
-import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
-import signrankCdf from '@stdlib/stats-base-dists-signrank-cdf';
+import { normalCdf, signrankCdf } from './distributions.ts';
 
 /** Above this many pairs scipy's 'auto' never uses the exact distribution. */
 const exactPairsMax = 50;
