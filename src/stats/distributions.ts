@@ -13,11 +13,11 @@ function onFirstCall<F extends (...args: never[]) => unknown>(name: string): F {
   return ((...args: Parameters<F>) => (loaded ??= load(name) as F)(...args)) as F;
 }
 
-export const normalCdf = onFirstCall<typeof import('@stdlib/stats-base-dists-normal-cdf')>('@stdlib/stats-base-dists-normal-cdf');
-export const normalQuantile = onFirstCall<typeof import('@stdlib/stats-base-dists-normal-quantile')>('@stdlib/stats-base-dists-normal-quantile');
-export const tCdf = onFirstCall<typeof import('@stdlib/stats-base-dists-t-cdf')>('@stdlib/stats-base-dists-t-cdf');
-export const tQuantile = onFirstCall<typeof import('@stdlib/stats-base-dists-t-quantile')>('@stdlib/stats-base-dists-t-quantile');
-export const signrankCdf = onFirstCall<typeof import('@stdlib/stats-base-dists-signrank-cdf')>('@stdlib/stats-base-dists-signrank-cdf');
-export const binomialCdf = onFirstCall<typeof import('@stdlib/stats-base-dists-binomial-cdf')>('@stdlib/stats-base-dists-binomial-cdf');
-export const binomialPmf = onFirstCall<typeof import('@stdlib/stats-base-dists-binomial-pmf')>('@stdlib/stats-base-dists-binomial-pmf');
-export const padjust = onFirstCall<typeof import('@stdlib/stats-padjust')>('@stdlib/stats-padjust');
+export const normalCdf: (x: number, mu: number, sigma: number) => number = onFirstCall('@stdlib/stats-base-dists-normal-cdf');
+export const normalQuantile: (p: number, mu: number, sigma: number) => number = onFirstCall('@stdlib/stats-base-dists-normal-quantile');
+export const tCdf: (x: number, v: number) => number = onFirstCall('@stdlib/stats-base-dists-t-cdf');
+export const tQuantile: (p: number, v: number) => number = onFirstCall('@stdlib/stats-base-dists-t-quantile');
+export const signrankCdf: (x: number, n: number) => number = onFirstCall('@stdlib/stats-base-dists-signrank-cdf');
+export const binomialCdf: (x: number, n: number, p: number) => number = onFirstCall('@stdlib/stats-base-dists-binomial-cdf');
+export const binomialPmf: (x: number, n: number, p: number) => number = onFirstCall('@stdlib/stats-base-dists-binomial-pmf');
+export const padjust: (pvals: number[], method: 'holm') => number[] = onFirstCall('@stdlib/stats-padjust');
