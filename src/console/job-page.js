@@ -60,13 +60,13 @@ export async function jobPage({ params, signal }) {
     columns: [
       { label: 'Compare', cell: (iteration) => h('input', { type: 'checkbox', 'aria-label': `Compare ${iteration.iteration_name}`, checked: picked.includes(iteration.id), onchange: () => pick(iteration.id) }) },
       { label: '#', numeric: true, cell: (iteration) => (iteration.order === null ? '—' : String(iteration.order)) },
-      { label: 'Iteration', cell: (iteration) => clipped(iteration.iteration_name, 'strong') },
+      { label: 'Iteration', cell: (iteration) => clipped(iteration.iteration_name, 'strong narrow') },
       { label: 'avg_score', numeric: true, cell: (iteration) => score(iteration.avg_score) },
       { label: 'vs baseline', numeric: true, cell: (iteration) => versusBaseline(iteration.avg_score) },
       { label: 'Mean (95% CI)', numeric: true, cell: (iteration) => resultsSlot('mean', iteration) },
       { label: 'Coverage', cell: (iteration) => resultsSlot('coverage', iteration) },
       { label: 'Decision', cell: (iteration) => (iteration.status ? badge(iteration.status) : badge('none', 'neutral')) },
-      { label: 'Description', cell: (iteration) => clipped(text(iteration.description), 'muted narrow') },
+      { label: 'Description', cell: (iteration) => clipped(text(iteration.description), 'muted short') },
       { label: 'Created', cell: (iteration) => dateTime(iteration.created_at) },
     ],
   });
