@@ -5,7 +5,7 @@
 // needs the store (datapoint ids, traces) is added here, after the computation.
 import type { ComputePool } from '../compute/compute-pool.ts';
 import { summaryMicros } from '../compute/compute-tasks.ts';
-import { bootstrapChunkResamples, percentileInterval } from '../stats/bootstrap.ts';
+import { bootstrapChunkResamples, bootstrapChunkSizes, percentileInterval } from '../stats/bootstrap.ts';
 import type { Interval } from '../stats/intervals.ts';
 import type { Roster } from '../domain/results.ts';
 import { keptAnswer, LruCache } from '../views/lru-cache.ts';
@@ -107,8 +107,8 @@ export class ResultViews {
    */
   private async bootstrap(differences: Float64Array, confidence: number): Promise<Interval | null> {
     if (differences.length < 2) return null;
-    const chunks = Array.from({ length: Math.ceil(resamples / bootstrapChunkResamples) }, (_, chunk) =>
-      this.compute.runPart({ kind: 'bootstrap', values: differences, chunk, count: Math.min(bootstrapChunkResamples, resamples - chunk * bootstrapChunkResamples), seed: bootstrapSeed }),
+    const chunks = bootstrapChunkSizes(resamples).map((count, chunk) =>
+      this.compute.runPart({ kind: 'bootstrap', values: differences, chunk, count, seed: bootstrapSeed }),
     );
     const means = await Promise.all(chunks);
     const all = new Float64Array(resamples);

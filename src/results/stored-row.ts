@@ -161,16 +161,13 @@ export const storedRowCodec: ValueCodec<StoredRow> = {
     if (row.latency_ms !== null) offset = target.writeDoubleLE(row.latency_ms, offset);
     if (row.cost !== null) offset = target.writeDoubleLE(row.cost, offset);
     if (dimensions !== null) {
-      const countAt = offset;
       let count = 0;
-      offset += 1;
+      for (const _name in dimensions) count++;
+      offset = writeVarint(target, offset, count);
       for (const name in dimensions) {
         offset = writeText(target, offset, name);
         offset = target.writeDoubleLE(dimensions[name]!, offset);
-        count++;
       }
-      if (count >= 0x80) throw new Error(`a stored result has at most 127 dimensions, not ${count}`);
-      target[countAt] = count;
     }
     if (trace === idHex) offset = writeHex(target, offset, row.trace_id!);
     else if (trace === idText) offset = writeText(target, offset, row.trace_id!);
@@ -207,7 +204,7 @@ export const storedRowCodec: ValueCodec<StoredRow> = {
     const reader = { offset };
     if (flags & hasDimensions) {
       dimension_scores = {};
-      const count = source[reader.offset++]!;
+      const count = readVarint(source, reader);
       for (let i = 0; i < count; i++) {
         const name = readName(source, reader);
         dimension_scores[name] = source.readDoubleLE(reader.offset);

@@ -37,11 +37,18 @@ export function bootstrapMeanInterval(
   assertSeed(seed);
   const data = Float64Array.from(values);
   const means = new Float64Array(resamples);
-  for (let start = 0, chunk = 0; start < resamples; start += bootstrapChunkResamples, chunk++) {
-    const end = Math.min(start + bootstrapChunkResamples, resamples);
-    Xoshiro128StarStar.seeded(chunkSeed(seed, chunk)).meansOfResamples(data, means.subarray(start, end));
-  }
+  bootstrapChunkSizes(resamples).forEach((count, chunk) => {
+    const start = chunk * bootstrapChunkResamples;
+    Xoshiro128StarStar.seeded(chunkSeed(seed, chunk)).meansOfResamples(data, means.subarray(start, start + count));
+  });
   return percentileInterval(means, confidence);
+}
+
+/** The resamples of each chunk of `resamples`: bootstrapChunkResamples each, the last the rest. */
+export function bootstrapChunkSizes(resamples: number): number[] {
+  return Array.from({ length: Math.ceil(resamples / bootstrapChunkResamples) }, (_, chunk) =>
+    Math.min(bootstrapChunkResamples, resamples - chunk * bootstrapChunkResamples),
+  );
 }
 
 /**

@@ -169,6 +169,9 @@ export class Xoshiro128StarStar {
       let j = 1 - firstRejected; // draws taken
       half = -1;
       while (j < n - 1) {
+        // The generator's step, here and in the loop below (and in meansFromWords), is written out
+        // rather than called: its state lives in the four locals, which a helper would have to
+        // return or keep in an object, and this loop is the bootstrap's whole cost.
         const x = Math.imul(s1, 5);
         const r = Math.imul((x << 7) | (x >>> 25), 9);
         const t = s1 << 9;

@@ -36,6 +36,8 @@ const rows: StoredRow[] = [
   { ...base, error: 'x'.repeat(41), score: Number.MAX_SAFE_INTEGER },
   { ...base, error: 'y'.repeat(42), score: 1e21 },
   { ...base, error: '\u0000'.repeat(200) },
+  // More dimensions than a byte counts (the count is a varint: no limit of the layout's own).
+  { ...base, dimension_scores: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`d${i}`, i / 7])) },
 ];
 
 function encode(row: StoredRow): Buffer {

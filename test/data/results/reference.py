@@ -72,12 +72,11 @@ import sys
 
 import numpy as np
 import scipy
-from scipy import stats
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The bootstrap generator's replay and the JSON writer, from the statistics reference (both are the
-# reference side; nothing here comes from the TypeScript).
+# The figures, the bootstrap generator's replay and the JSON writer, from the statistics reference
+# (all the reference side; nothing here comes from the TypeScript).
 _spec = importlib.util.spec_from_file_location(
     'statistics_reference', os.path.join(HERE, '..', 'statistics', 'reference.py'))
 statistics_reference = importlib.util.module_from_spec(_spec)
@@ -139,30 +138,11 @@ def reduce_side(rows, size):
 # Figures.
 
 
-def constant(values):
-    return all(v == values[0] for v in values)
-
-
-def interval(low, high):
-    return {'low': float(low), 'high': float(high)}
-
-
-def mean_with_interval(values, confidence):
-    n = len(values)
-    if n == 0:
-        return {'n': 0, 'mean': None, 'ci': None}
-    if constant(values):
-        mean = values[0]
-        return {'n': n, 'mean': mean, 'ci': None if n == 1 else interval(mean, mean)}
-    ci = stats.ttest_1samp(values, 0.0).confidence_interval(confidence_level=confidence)
-    return {'n': n, 'mean': float(np.mean(values)), 'ci': interval(ci.low, ci.high)}
-
-
-def wilson(successes, n, confidence):
-    if n == 0:
-        return None
-    ci = stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method='wilson')
-    return interval(ci.low, ci.high)
+# The figures themselves are the statistics reference's: one implementation of each on the
+# reference side.
+mean_with_interval = statistics_reference.mean_with_interval
+wilson = statistics_reference.wilson_interval
+holm = statistics_reference.holm
 
 
 def summary(rows, size):
@@ -197,57 +177,19 @@ def summary(rows, size):
     }
 
 
-def wilcoxon_p(d):
-    if all(v == 0 for v in d):
-        return 1.0
-    return float(stats.wilcoxon(np.asarray(d, dtype=float)).pvalue)
-
-
 def paired(before, after, confidence, with_bootstrap):
-    """Every paired figure of after - before; the mean of d is the delta."""
-    n = len(before)
-    none = {'se': None, 'ci': None, 'p_value': None, 'wilcoxon_p_value': None, 'correlation': None,
-            'bootstrap': None}
-    if n == 0:
-        return {'n': 0, 'mean_from': None, 'mean_to': None, 'delta': None, **none}
-    d = [b - a for a, b in zip(before, after)]
-    means = {'n': n, 'mean_from': mean_with_interval(before, confidence)['mean'],
-             'mean_to': mean_with_interval(after, confidence)['mean'],
-             'delta': mean_with_interval(d, confidence)['mean']}
-    if n == 1:
-        return {**means, **none}
-    correlation = None if constant(before) or constant(after) else float(stats.pearsonr(before, after).statistic)
+    """Every paired figure of after - before (the statistics reference's), and its bootstrap interval."""
+    estimate = statistics_reference.paired_estimate(before, after, confidence)[1]
     bootstrap = None
-    if with_bootstrap:
+    if with_bootstrap and len(before) >= 2:
+        d = [b - a for a, b in zip(before, after)]
         bootstrap = statistics_reference.bootstrap_interval(d, confidence, RESAMPLES, BOOTSTRAP_SEED)
-    common = {'wilcoxon_p_value': wilcoxon_p(d), 'correlation': correlation, 'bootstrap': bootstrap}
-    if constant(d):
-        delta = means['delta']
-        return {**means, **common, 'se': 0.0, 'ci': interval(delta, delta), 'p_value': 1.0 if delta == 0 else 0.0}
-    t = stats.ttest_rel(after, before)
-    ci = t.confidence_interval(confidence_level=confidence)
-    return {**means, **common, 'se': float(stats.sem(d)), 'ci': interval(ci.low, ci.high),
-            'p_value': float(t.pvalue)}
+    return {**estimate, 'bootstrap': bootstrap}
 
 
 def mcnemar(b, c):
-    n = b + c
-    if n == 0:
-        return 1.0, 1.0
-    k = min(b, c)
-    p = min(1.0, float(stats.binomtest(k, n, 0.5).pvalue))
-    mid = min(1.0, 2 * float(stats.binom.cdf(k - 1, n, 0.5)) + float(stats.binom.pmf(k, n, 0.5)))
-    return p, mid
-
-
-def holm(p_values):
-    tested = sorted((p, place) for place, p in enumerate(p_values) if p is not None)
-    adjusted = list(p_values)
-    running = 0.0
-    for rank, (p, place) in enumerate(tested):
-        running = max(running, (len(tested) - rank) * p)
-        adjusted[place] = min(1.0, running)
-    return adjusted
+    figures = statistics_reference.mcnemar(b, c)
+    return figures['p_value'], figures['mid_p_value']
 
 
 def verdict_of(estimate):
@@ -336,19 +278,8 @@ def paired_list(rows_from, rows_to, size):
 # Building rows.
 
 
-def ok(datapoint, attempt, score, passed=None, dimensions=None, trace=None):
-    row = {'datapoint': datapoint, 'attempt': attempt, 'score': float(score)}  # status: ok by default
-    if passed is not None:
-        row['passed'] = bool(passed)
-    if dimensions is not None:
-        row['dimension_scores'] = {k: float(v) for k, v in dimensions.items()}
-    if trace is not None:
-        row['trace_id'] = trace
-    return row
-
-
-def err(datapoint, attempt, score=None, passed=None, dimensions=None, trace=None):
-    row = {'datapoint': datapoint, 'attempt': attempt, 'status': 'error', 'error': f'failed on attempt {attempt}'}
+def with_optional(row, score, passed, dimensions, trace):
+    """The row with each optional field that is given."""
     if score is not None:
         row['score'] = float(score)
     if passed is not None:
@@ -358,6 +289,16 @@ def err(datapoint, attempt, score=None, passed=None, dimensions=None, trace=None
     if trace is not None:
         row['trace_id'] = trace
     return row
+
+
+def ok(datapoint, attempt, score, passed=None, dimensions=None, trace=None):
+    # status: ok by default
+    return with_optional({'datapoint': datapoint, 'attempt': attempt}, score, passed, dimensions, trace)
+
+
+def err(datapoint, attempt, score=None, passed=None, dimensions=None, trace=None):
+    row = {'datapoint': datapoint, 'attempt': attempt, 'status': 'error', 'error': f'failed on attempt {attempt}'}
+    return with_optional(row, score, passed, dimensions, trace)
 
 
 def oks(spec):
@@ -374,8 +315,7 @@ def trace(n):
     return f'{n:032x}'
 
 
-def rs(seed):
-    return np.random.RandomState(seed)
+rs = statistics_reference.rs
 
 
 def r4(x):
@@ -866,16 +806,7 @@ def flat(value):
 
 
 def main():
-    version = tuple(int(part) for part in scipy.__version__.split('.')[:2])
-    if version < (1, 17):
-        sys.exit(f'scipy >= 1.17 is needed (its wilcoxon defaults), found {scipy.__version__}')
-    figures = build()
-    text = dump(figures) + '\n'
-    assert json.loads(text) == json.loads(json.dumps(figures))
-    path = os.path.join(HERE, 'reference.json')
-    with open(path, 'w', encoding='utf-8') as out:
-        out.write(text)
-    print(f'wrote {path}', file=sys.stderr)
+    statistics_reference.write_reference(build, dump, os.path.join(HERE, 'reference.json'))
 
 
 if __name__ == '__main__':

@@ -670,17 +670,21 @@ def scalar_list(values, indent):
     return '[\n' + body[:-1] + '\n' + '  ' * indent + ']'
 
 
-def main():
+def write_reference(build_figures, dump_figures, path):
+    """Builds the figures (scipy >= 1.17) and writes them to `path` as dump_figures lays them out."""
     version = tuple(int(part) for part in scipy.__version__.split('.')[:2])
     if version < (1, 17):
         sys.exit(f'scipy >= 1.17 is needed (its wilcoxon defaults), found {scipy.__version__}')
-    figures = build()
-    text = dump(figures) + '\n'
+    figures = build_figures()
+    text = dump_figures(figures) + '\n'
     assert json.loads(text) == json.loads(json.dumps(figures))
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'reference.json')
     with open(path, 'w', encoding='utf-8') as out:
         out.write(text)
     print(f'wrote {path}', file=sys.stderr)
+
+
+def main():
+    write_reference(build, dump, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'reference.json'))
 
 
 if __name__ == '__main__':
