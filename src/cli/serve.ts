@@ -15,7 +15,7 @@ export interface ServeOptions {
 }
 
 /** The URL of a listening address (IPv6 hosts in brackets). */
-export function urlOf(address: AddressInfo): string {
+function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
 }

@@ -47,16 +47,24 @@ export function exportRequestType(): Type {
 }
 
 export function decodeExportRequest(body: Uint8Array, encoding: OtlpEncoding): ExportRequest {
-  try {
-    if (encoding === 'protobuf') return readExportRequest(body, true);
+  if (encoding === 'protobuf') return decoded(encoding, () => readExportRequest(body, true));
+  // Made outside the reading: .proto files that cannot be loaded are the service's fault (500), not the request's (400).
+  const requestType = exportRequestType();
+  return decoded(encoding, () => {
     const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
     const parsed: unknown = text.trim() === '' ? {} : JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new Error('an OTLP/JSON export request is a JSON object');
     }
-    return readExportRequest(exportRequestType().encode(messageFromOtlpJson(parsed)).finish(), false);
+    return readExportRequest(requestType.encode(messageFromOtlpJson(parsed)).finish(), false);
+  });
+}
+
+/** What `read` reads; the readers report truncated or malformed input (and input nested past the stack) by throwing. */
+function decoded(encoding: OtlpEncoding, read: () => ExportRequest): ExportRequest {
+  try {
+    return read();
   } catch (error) {
-    // The readers report truncated or malformed input (and input nested past the stack) by throwing.
     throw new OtlpDecodeError(encoding, error instanceof Error ? error.message : String(error));
   }
 }

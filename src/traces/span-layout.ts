@@ -27,7 +27,7 @@ export const spanDbNames = {
 } as const;
 
 /** Trace entries of stores written before 97d2145, keyed [trace_id, project]: empty once migrated. */
-export const olderTracesDbName = 'traces';
+const olderTracesDbName = 'traces';
 
 /** A span as its trace lists it. */
 export type SpanRef = readonly [spanId: string, start: string, root: boolean];

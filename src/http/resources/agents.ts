@@ -4,23 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
-import type { Registry } from '../../actors/registry.ts';
-import { timestamp, type Clock } from '../../clock.ts';
+import { timestamp } from '../../clock.ts';
 import type { JsonCache } from '../../json-cache.ts';
-import type { ReadModel } from '../../read-model.ts';
-import type { Tenancy } from '../../tenancy.ts';
-import type { Lists } from '../pages.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
-import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
+import { noContent, reply, replyRecord, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
 
 /** What these routes use. */
-export interface AgentCollaborators {
-  registry: Registry;
-  readModel: ReadModel;
-  tenancy: Tenancy;
-  lists: Lists;
+export interface AgentCollaborators extends RecordCollaborators {
   jsonCache: JsonCache;
-  clock: Clock;
 }
 
 export function agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }: AgentCollaborators): Route[] {

@@ -3,8 +3,7 @@
 // no operation changes a dataset once created (a new version is posted instead), which is what
 // lets a diff of two versions be computed once and paged through.
 import { randomUUID } from 'node:crypto';
-import type { Registry } from '../../actors/registry.ts';
-import { timestamp, type Clock } from '../../clock.ts';
+import { timestamp } from '../../clock.ts';
 import type { ComputePool } from '../../compute/compute-pool.ts';
 import type { Limits } from '../../config.ts';
 import { newDataset, type AgentEvent, type DatapointInput, type DatasetFields } from '../../domain/agent.ts';
@@ -12,30 +11,22 @@ import { pickPresent, type Dataset } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import { predicateFor } from '../../query/filters.ts';
-import type { ReadModel } from '../../read-model.ts';
-import type { Tenancy } from '../../tenancy.ts';
 import { filtersOf, listDeclaration } from '../../validation/list-vocabulary.ts';
 import type { Query, Validator } from '../../validation/validator.ts';
 import { diffPage, type DatapointChange, type DatasetDiff } from '../../views/dataset-diff.ts';
 import { keptAnswer, LruCache } from '../../views/lru-cache.ts';
 import { fail } from '../errors.ts';
-import type { Lists } from '../pages.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
-import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
+import { noContent, reply, replyJsonText, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 
 /** What these routes use. */
-export interface DatasetCollaborators {
-  registry: Registry;
-  readModel: ReadModel;
-  tenancy: Tenancy;
-  lists: Lists;
+export interface DatasetCollaborators extends RecordCollaborators {
   /** The datasets list's query schema, which the datapoints list also filters by. */
   validator: Validator;
   compute: ComputePool;
   jsonCache: JsonCache;
-  clock: Clock;
   limits: Limits;
 }
 

@@ -7,27 +7,18 @@ import type { Principal } from '../../auth/authenticate.ts';
 import { newIteration, type IterationChanges } from '../../domain/job.ts';
 import { iterationWritableFields, pickPresent, type Job, type JobIteration } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
-import type { Registry } from '../../actors/registry.ts';
-import { timestamp, type Clock } from '../../clock.ts';
+import { timestamp } from '../../clock.ts';
 import type { JsonCache } from '../../json-cache.ts';
-import type { ReadModel } from '../../read-model.ts';
-import type { Tenancy } from '../../tenancy.ts';
 import { fail, or404 } from '../errors.ts';
-import type { Lists } from '../pages.ts';
 import { iterationJson } from '../representations.ts';
-import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
+import { noContent, replyRecord, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
 
 /** The fields an update changes in place; `job` moves the iteration instead. */
 const changeFields = iterationWritableFields.filter((field) => field !== 'job');
 
 /** What these routes use. */
-export interface IterationCollaborators {
-  registry: Registry;
-  readModel: ReadModel;
-  tenancy: Tenancy;
-  lists: Lists;
+export interface IterationCollaborators extends RecordCollaborators {
   jsonCache: JsonCache;
-  clock: Clock;
 }
 
 export function iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }: IterationCollaborators): Route[] {

@@ -7,25 +7,16 @@ import { newJob, type JobChanges } from '../../domain/job.ts';
 import { jobWritableFields, pickPresent, type Agent, type Job } from '../../domain/records.ts';
 import { invalid } from '../../domain/rejection.ts';
 import { progressPage, progressSummary } from '../../views/job-progress.ts';
-import type { Registry } from '../../actors/registry.ts';
-import { timestamp, type Clock } from '../../clock.ts';
+import { timestamp } from '../../clock.ts';
 import type { Limits } from '../../config.ts';
-import type { ReadModel } from '../../read-model.ts';
-import type { Tenancy } from '../../tenancy.ts';
 import { or404 } from '../errors.ts';
-import type { Lists } from '../pages.ts';
 import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { noContent, reply, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
 
 const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
 
 /** What these routes use. */
-export interface JobCollaborators {
-  registry: Registry;
-  readModel: ReadModel;
-  tenancy: Tenancy;
-  lists: Lists;
-  clock: Clock;
+export interface JobCollaborators extends RecordCollaborators {
   limits: Limits;
 }
 

@@ -4,27 +4,15 @@ import { randomUUID } from 'node:crypto';
 import { newMembership, newProject, type ProjectChanges } from '../../domain/project.ts';
 import { pickPresent, type Project, type User } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
-import type { Registry } from '../../actors/registry.ts';
-import { timestamp, type Clock } from '../../clock.ts';
+import { timestamp } from '../../clock.ts';
 import type { ReadModel } from '../../read-model.ts';
-import type { Tenancy } from '../../tenancy.ts';
 import { fail, or404 } from '../errors.ts';
-import type { Lists } from '../pages.ts';
 import { membershipJson, projectJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { noContent, reply, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
 
 const projectFields = ['name', 'slug', 'description', 'is_active', 'settings'];
 
-/** What these routes use. */
-export interface ProjectCollaborators {
-  registry: Registry;
-  readModel: ReadModel;
-  tenancy: Tenancy;
-  lists: Lists;
-  clock: Clock;
-}
-
-export function projectRoutes({ registry, readModel, tenancy, lists, clock }: ProjectCollaborators): Route[] {
+export function projectRoutes({ registry, readModel, tenancy, lists, clock }: RecordCollaborators): Route[] {
   const listProjects = lists.endpoint({ schema: 'projects.list-query', serialize: projectJson });
   const listMemberships = lists.endpoint({ schema: 'memberships.list-query', serialize: membershipJson });
 
