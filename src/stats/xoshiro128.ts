@@ -3,8 +3,8 @@
 // for 10,000 resamples of 10,000, @stdlib's mt19937 was measured at 2.1 s and pure-rand's
 // xoroshiro128+ at 1.25 s, against 0.4 s for an inline generator taking one 32-bit output per
 // draw (0.5 to 0.8 s warm on this shared 2-core machine, 0.65 s when last measured beside the
-// loop below, which takes two draws from most outputs: 0.45 s). Pure: the state is the object's
-// own.
+// loop below, which takes two draws from most outputs: 0.45 s; 0.16 to 0.24 s since it was
+// reshaped, see meansFromHalves). Pure: the state is the object's own.
 //
 // Generator: xoshiro128** 1.1 (Blackman & Vigna), on four 32-bit words s0..s3:
 //   result = rotl(s1 * 5, 7) * 9                         (mod 2^32)
@@ -124,7 +124,7 @@ export class Xoshiro128StarStar {
    * whole cost, so written out as loops over the generator's state in locals, allocation-free
    * (but for one padded copy of the values per call, for n <= 2^16): through nextIndex, 10,000
    * resamples of 10,000 took 0.94 s warm; one loop per resample drawing from whole outputs
-   * 0.53 s; from 16-bit halves, below, about 0.44 s.
+   * 0.53 s; from 16-bit halves, below, about 0.44 s, and 0.16 to 0.24 s as now shaped.
    */
   meansOfResamples(values: Float64Array, means: Float64Array): void {
     if (values.length <= indexHalfRangeMax) this.meansFromHalves(values, means);
@@ -139,12 +139,14 @@ export class Xoshiro128StarStar {
    * at +0 is never -0: a rounded sum is -0 only when both terms are), so the sums are those of
    * the accepted draws alone, bit for bit. A half pending at the start of a resample is its
    * first candidate, taken the same way (none pending counts as rejected); the resample's last
-   * draw goes through a plain loop per candidate. The state is written back after every
-   * resample rather than once at the end, so that every line has run (and V8 has its type
-   * feedback) before the loop is first optimized: a cold first call deoptimizes less.
-   * Measured for 10,000 resamples of 10,000 (about 8% of candidates rejected): 0.60 s for one
-   * loop per candidate asking each time whether a half is pending, 0.40 to 0.50 s (by where
-   * the code landed) with a branch per rejection, about 0.44 s as here.
+   * draw or two go through finishResample, a candidate at a time.
+   * Shape, as measured for 10,000 resamples of 10,000 (about 8% of candidates rejected): 0.60 s
+   * for one loop per candidate asking each time whether a half is pending, 0.40 to 0.50 s with a
+   * branch per rejection, 0.30 to 0.44 s with both loops in this function and the state in
+   * locals from one resample to the next; about 0.2 s as here, where the state goes through
+   * `this.state` at each resample's start and end and the branchy last draws are a method of
+   * their own (V8 then keeps this loop's values in registers). Two chunks' generators
+   * interleaved in one loop were measured no faster than this.
    */
   private meansFromHalves(values: Float64Array, means: Float64Array): void {
     const n = values.length;
@@ -155,23 +157,22 @@ export class Xoshiro128StarStar {
     // 1.4 s so); as locals they are registers.
     const leftover = (65536 - n) % n;
     const state = this.state;
-    let s0 = state[0]!;
-    let s1 = state[1]!;
-    let s2 = state[2]!;
-    let s3 = state[3]!;
-    let half = this.pendingHalf;
     for (let b = 0; b < count; b++) {
+      let s0 = state[0]!;
+      let s1 = state[1]!;
+      let s2 = state[2]!;
+      let s3 = state[3]!;
+      const half = this.pendingHalf;
       // rejected: 1 when l < leftover (l - leftover is negative), or when no half is pending
       // (half = -1, whose sign bit is set); the index read is then n, the +0.
       const first = Math.imul(half & 0xffff, n); // the bits of r16·n < 2^32: its low and high 16 bits read right
       const firstRejected = (((first & 0xffff) - leftover) >>> 31) | (half >>> 31);
       let sum = 0 + padded[((first >>> 16) & (firstRejected - 1)) | (n & -firstRejected)]!;
       let j = 1 - firstRejected; // draws taken
-      half = -1;
       while (j < n - 1) {
-        // The generator's step, here and in the loop below (and in meansFromWords), is written out
-        // rather than called: its state lives in the four locals, which a helper would have to
-        // return or keep in an object, and this loop is the bootstrap's whole cost.
+        // The generator's step, here and in finishResample (and in meansFromWords), is written
+        // out rather than called: its state lives in the four locals, which a helper would have
+        // to return or keep in an object, and this loop is the bootstrap's whole cost.
         const x = Math.imul(s1, 5);
         const r = Math.imul((x << 7) | (x >>> 25), 9);
         const t = s1 << 9;
@@ -189,36 +190,57 @@ export class Xoshiro128StarStar {
         sum += padded[((low >>> 16) & (lowRejected - 1)) | (n & -lowRejected)]!;
         j += 2 - highRejected - lowRejected;
       }
-      while (j < n) {
-        let m: number;
-        if (half >= 0) {
-          m = Math.imul(half, n);
-          half = -1;
-        } else {
-          const x = Math.imul(s1, 5);
-          const r = Math.imul((x << 7) | (x >>> 25), 9);
-          const t = s1 << 9;
-          s2 ^= s0;
-          s3 ^= s1;
-          s1 ^= s2;
-          s0 ^= s3;
-          s2 ^= t;
-          s3 = (s3 << 11) | (s3 >>> 21);
-          m = Math.imul(r >>> 16, n);
-          half = r & 0xffff;
-        }
-        if ((m & 0xffff) >= leftover) {
-          sum += padded[m >>> 16]!;
-          j++;
-        }
-      }
-      means[b] = sum / n;
       state[0] = s0;
       state[1] = s1;
       state[2] = s2;
       state[3] = s3;
-      this.pendingHalf = half;
+      this.pendingHalf = -1; // both halves of every output so far were taken
+      means[b] = this.finishResample(padded, leftover, sum, j) / n;
     }
+  }
+
+  /**
+   * The rest of a resample of n = padded.length - 1 whose first j draws (n - 1 <= j <= n) summed
+   * to `sum`: its last draws a candidate at a time, a pending half first. Returns the sum; the
+   * state (and the half left pending, if any) is written back.
+   */
+  private finishResample(padded: Float64Array, leftover: number, sum: number, j: number): number {
+    const n = padded.length - 1;
+    const state = this.state;
+    let s0 = state[0]!;
+    let s1 = state[1]!;
+    let s2 = state[2]!;
+    let s3 = state[3]!;
+    let half = this.pendingHalf;
+    while (j < n) {
+      let m: number;
+      if (half >= 0) {
+        m = Math.imul(half, n);
+        half = -1;
+      } else {
+        const x = Math.imul(s1, 5);
+        const r = Math.imul((x << 7) | (x >>> 25), 9);
+        const t = s1 << 9;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = (s3 << 11) | (s3 >>> 21);
+        m = Math.imul(r >>> 16, n);
+        half = r & 0xffff;
+      }
+      if ((m & 0xffff) >= leftover) {
+        sum += padded[m >>> 16]!;
+        j++;
+      }
+    }
+    state[0] = s0;
+    state[1] = s1;
+    state[2] = s2;
+    state[3] = s3;
+    this.pendingHalf = half;
+    return sum;
   }
 
   /** meansOfResamples for 2^16 < n <= 2^21: one 32-bit candidate per output. */
@@ -252,7 +274,7 @@ export class Xoshiro128StarStar {
         sum += values[(r * n * scale) | 0]!;
       }
       means[b] = sum / n;
-      state[0] = s0; // after every resample, as in meansFromHalves
+      state[0] = s0; // after every resample, as meansFromHalves does
       state[1] = s1;
       state[2] = s2;
       state[3] = s3;
