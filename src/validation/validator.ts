@@ -36,6 +36,7 @@ interface CompiledBody {
 export class Validator {
   private readonly bodies = new Map<string, CompiledBody>();
   private readonly queries = new Map<string, ValidateFunction>();
+  private readonly numericFields = new Map<string, ReadonlyMap<string, string>>();
   /** One Ajv for bodies and one for query strings (coercing), each holding every schema; each made on first use. */
   private readonly ajvs = new Map<'body' | 'query', Ajv>();
 
@@ -99,13 +100,14 @@ export class Validator {
       else query[name] = last;
     }
     if (Object.keys(tooLong).length > 0) throw invalid(tooLong);
-    if (!validate(query)) {
-      const located = (validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== '');
-      throw invalid(toFieldErrors(located, query, queryMessage));
-    }
-    // Coercion reads "Infinity" and "1e400" as numbers; django-filter does not.
-    const infinite = Object.keys(query).filter((name) => typeof query[name] === 'number' && !Number.isFinite(query[name]));
-    if (infinite.length > 0) throw invalid(Object.fromEntries(infinite.map((name) => [name, ['Enter a number.']])));
+    // Coercion reads numbers as JavaScript's Number does ("0x10" is 16, "Infinity" and "1e400" are
+    // infinite); django-filter's number fields read decimal notation alone, and finite.
+    const numeric = this.numericQueryFields(id);
+    const notDecimal = [...numeric.keys()].filter((name) => typeof query[name] === 'string' && !decimalText.test(query[name]));
+    const errors = validate(query) ? {} : toFieldErrors((validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== ''), query, queryMessage);
+    for (const name of notDecimal) errors[name] ??= [numeric.get(name)!];
+    for (const [name, message] of numeric) if (typeof query[name] === 'number' && !Number.isFinite(query[name])) errors[name] ??= [message];
+    if (Object.keys(errors).length > 0) throw invalid(errors);
     return query;
   }
 
@@ -162,6 +164,18 @@ export class Validator {
     return validate;
   }
 
+  /** The number and integer parameters of query schema `id` (which coercion reads from strings), each with its message for a value that is none. */
+  private numericQueryFields(id: string): ReadonlyMap<string, string> {
+    let fields = this.numericFields.get(id);
+    if (!fields) {
+      const schema = this.documents.get(id)!;
+      const named = (type: string) => this.propertiesWhere(schema, (property) => property.type === type);
+      fields = new Map([...named('number').map((name) => [name, 'Enter a number.'] as const), ...named('integer').map((name) => [name, 'Enter a whole number.'] as const)]);
+      this.numericFields.set(id, fields);
+    }
+    return fields;
+  }
+
   private propertiesWhere(schema: AnySchemaObject, test: (property: AnySchemaObject) => boolean): string[] {
     const properties = (schema.properties ?? {}) as Record<string, AnySchemaObject>;
     return Object.entries(properties).filter(([, property]) => test(this.resolve(property))).map(([name]) => name);
@@ -214,6 +228,9 @@ export function canonicalUuidOf(value: string): string | undefined {
 }
 
 const require = createRequire(import.meta.url);
+
+/** A number as Python's Decimal (django-filter's NumberFilter) reads one, less its underscores: "1.5", "-2", ".5", "5.", "1e3", spaces around. */
+const decimalText = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 
 function createAjv(coerce: boolean): Ajv {
   // Both are CommonJS: required (synchronously) with the first schema compiled, not at start.

@@ -564,6 +564,8 @@ test('score_min and score_max bound best_score inclusively and skip jobs without
       [{ score_max: '0.79' }, [low.id]],
       [{ score_min: '0.2', score_max: '0.2' }, [low.id]],
       [{ score_min: '-1e3' }, [high.id, low.id]],
+      [{ score_min: ' .2 ', score_max: '+0.20' }, [low.id]],
+      [{ score_min: '2E-1', score_max: '1.' }, [high.id, low.id]],
     ];
     for (const [query, expected] of cases) assert.equal(ids(await member.client.get('/api/jobs/', query)), expected, JSON.stringify(query));
   }));
@@ -575,6 +577,13 @@ test('unusable job filter values are 400 in django-filter wording', () =>
       [{ score_min: 'abc' }, { score_min: ['Enter a number.'] }],
       [{ score_max: '0.5x' }, { score_max: ['Enter a number.'] }],
       [{ score_min: 'NaN' }, { score_min: ['Enter a number.'] }],
+      // JavaScript's Number reads these; Python's Decimal does not.
+      [{ score_min: '0x10' }, { score_min: ['Enter a number.'] }],
+      [{ score_max: '0b1' }, { score_max: ['Enter a number.'] }],
+      [{ score_max: '0o7' }, { score_max: ['Enter a number.'] }],
+      [{ score_min: ' ' }, { score_min: ['Enter a number.'] }],
+      [{ score_min: 'Infinity', score_max: '-1e400' }, { score_min: ['Enter a number.'], score_max: ['Enter a number.'] }],
+      [{ score_min: '0x10', agent: 'x' }, { score_min: ['Enter a number.'], agent: ['Enter a valid UUID.'] }],
       [{ agent: 'x' }, { agent: ['Enter a valid UUID.'] }],
       [{ project: '123' }, { project: ['Enter a valid UUID.'] }],
       [{ created_after: 'yesterday' }, { created_after: ['Enter a valid date/time.'] }],

@@ -288,6 +288,10 @@ test('the list filters by status, passed, datapoint, attempt and score, and orde
       datapoint: ['Enter a valid UUID.'],
       attempt: ['Enter a whole number.'],
     });
+    assert.equal((await member.client.get(resultsPath(iteration), { score_max: '0x10', attempt: '0x1' })).body, {
+      score_max: ['Enter a number.'],
+      attempt: ['Enter a whole number.'],
+    });
   }));
 
 test('an iteration without results lists none and summarizes as empty', () =>
