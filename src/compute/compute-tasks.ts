@@ -36,8 +36,8 @@ export type TaskOf<K extends ComputeTask['kind']> = Extract<ComputeTask, { kind:
 
 /**
  * What each task is expected to cost on this kind of machine, in microseconds: what decides that
- * it runs on a worker thread (measured here: a bootstrap draw ~5 ns, a datapoint's digest and
- * diff ~10 us, a summary ~0.2 us per row).
+ * it runs on a worker thread (measured here: a bootstrap draw 2 to 5 ns by host and load, counted
+ * at the slow end; a datapoint's digest and diff ~10 us, a summary ~0.2 us per row).
  */
 export function expectedMicros(task: ComputeTask): number {
   switch (task.kind) {
