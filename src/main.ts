@@ -1,8 +1,10 @@
 // `npm start`: configuration from the environment, recover state, then listen. SIGTERM and
 // SIGINT stop accepting, finish in-flight requests, snapshot and close the store (src/cli/serve.ts,
 // shared with the package's start command, src/cli/start.ts).
-import { serve } from './cli/serve.ts';
+import { exitOnSignalUntilServing } from './cli/early-signals.ts';
 import { loadConfig, ConfigError } from './config.ts';
+
+const releaseSignals = exitOnSignalUntilServing();
 
 let config;
 try {
@@ -14,4 +16,7 @@ try {
   }
   throw error;
 }
-await serve(config);
+const { serve } = await import('./cli/serve.ts');
+const served = serve(config);
+releaseSignals(); // serve() has taken them over
+await served;

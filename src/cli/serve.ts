@@ -22,6 +22,14 @@ function urlOf(address: AddressInfo): string {
 
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   const logger = createLogger(config.logLevel, options.logFd);
+  // Listened for from the first moment: a signal while the store opens or the port is bound is
+  // kept, and honoured once that step is done (without these, Node would end the process with 143).
+  let requested: string | undefined;
+  let stop: ((signal: string) => Promise<void>) | undefined;
+  const onSignal = (signal: string) => (stop ? void stop(signal) : (requested ??= signal));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
   let service;
   try {
     service = await createService({ ...config, logger });
@@ -32,20 +40,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     }
     throw error;
   }
-  let address: AddressInfo;
-  try {
-    address = await service.listen(config.port, config.host);
-  } catch (error) {
-    logger.fatal({ err: error, host: config.host, port: config.port }, `cannot listen on ${config.host}:${config.port}`);
-    await service.close();
-    process.exit(1);
-  }
-  const url = urlOf(address);
-  options.listening?.(url);
-  logger.info({ url, storage: config.storage, dataDir: config.dataDir }, 'listening');
-
   let stopping = false;
-  const stop = async (signal: string) => {
+  const closeAndExit = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests and writing snapshots');
@@ -58,6 +54,19 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       process.exit(1);
     }
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  if (requested) return closeAndExit(requested); // asked to stop while starting: never listens
+
+  let address: AddressInfo;
+  try {
+    address = await service.listen(config.port, config.host);
+  } catch (error) {
+    logger.fatal({ err: error, host: config.host, port: config.port }, `cannot listen on ${config.host}:${config.port}`);
+    await service.close();
+    process.exit(1);
+  }
+  if (requested) return closeAndExit(requested);
+  stop = closeAndExit;
+  const url = urlOf(address);
+  options.listening?.(url);
+  logger.info({ url, storage: config.storage, dataDir: config.dataDir }, 'listening');
 }

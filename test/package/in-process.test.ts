@@ -105,13 +105,17 @@ test('createService opens no port until listen, and close() leaves nothing runni
 });
 
 /** The start command as the package installs it (dist/, which npm test builds first). */
-function startCommand(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli/start.js'), ...args], {
+function startCommand(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist/src/cli/start.js'), ...args], {
     env: { ...process.env, LOG_LEVEL: 'info', PASSWORD_HASH_COST: '1024', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const stderrWaits: { text: string; resolve: () => void }[] = [];
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+    for (const wait of stderrWaits) if (stderr.includes(wait.text)) wait.resolve();
+  });
   const lines = createInterface({ input: child.stdout! });
   const stdout: string[] = [];
   lines.on('line', (line) => stdout.push(line));
@@ -121,7 +125,14 @@ function startCommand(args: string[], env: Record<string, string> = {}) {
     void exited.then((code) => reject(new Error(`the command ended (${code}) before printing a line:\n${stderr}`)));
   });
   firstLine.catch(() => {}); // awaited only by the tests that expect a line
-  return { child, exited, firstLine, stdout, stderr: () => stderr };
+  /** Resolves once stderr holds `text`. */
+  const stderrShows = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (stderr.includes(text)) return resolve();
+      stderrWaits.push({ text, resolve });
+      void exited.then((code) => reject(new Error(`the command ended (${code}) before writing "${text}":\n${stderr}`)));
+    });
+  return { child, exited, firstLine, stdout, stderr: () => stderr, stderrShows };
 }
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -143,6 +154,44 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     }
   });
 }
+
+test('a signal at any moment of the start ends the command with 0, and the store opens after it', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'overmind-start-signal-'));
+  // Says on stderr when the command's code first listens for SIGTERM: Node's own start, before any
+  // script runs, cannot, and a signal then ends any Node process with 143.
+  const marker = `--import=data:text/javascript,process.on('newListener',(event)=>{if(event==='SIGTERM')process.stderr.write('${listening}\\n')})`;
+  try {
+    // Each signal is sent that long after the command first listened for it: at once, while its
+    // modules load (so it never listens on its port: nothing printed); later, while the store
+    // opens, the port is bound, or after. Before the command listened for the signals from its
+    // first line, it listened only once serving: these ended it with 143 or 130, or after it
+    // printed its address.
+    for (const [delayMs, signal] of [[0, 'SIGTERM'], [0, 'SIGINT'], [30, 'SIGTERM'], [80, 'SIGINT'], [150, 'SIGTERM'], [300, 'SIGTERM']] as const) {
+      const command = startCommand(['--data-dir', dataDir, '--port', '0'], {}, [marker]);
+      try {
+        await command.stderrShows(listening);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        command.child.kill(signal);
+        assert.is(await command.exited, 0, `${signal} after ${delayMs} ms: ${command.stderr()}`);
+        if (delayMs === 0) assert.equal(command.stdout, [], 'stopped while loading: it never listened on its port');
+      } finally {
+        command.child.kill('SIGKILL');
+      }
+    }
+    const command = startCommand(['--data-dir', dataDir, '--port', '0']);
+    try {
+      assert.is((await fetch(`${await command.firstLine}/health/`)).status, 200);
+      command.child.kill('SIGTERM');
+      assert.is(await command.exited, 0, command.stderr());
+    } finally {
+      command.child.kill('SIGKILL');
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+const listening = '[test] the command listens for SIGTERM';
 
 test('the start command with --data-dir keeps its store there (LMDB), over STORAGE=memory', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'overmind-start-command-'));
