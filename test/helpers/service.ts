@@ -26,6 +26,15 @@ export interface StartOptions extends ServiceOptions {
 /** scrypt at a low cost keeps registration fast in tests; production uses the default. */
 const testPasswordHashCost = 1024;
 
+/**
+ * TEST_CLOCK_TICK_MS=25 runs every service on a clock that moves in 25 ms steps, so that records
+ * created one after another often share a created_at, as they sometimes do within a millisecond
+ * on a fast machine: a test that expects creation order where the documented order is
+ * (created_at, then id) fails then every few runs instead of once in a while in CI.
+ */
+const clockTickMs = Number(process.env.TEST_CLOCK_TICK_MS ?? 0);
+const tickingClock = clockTickMs > 0 ? { clock: { nowMs: () => Math.floor(Date.now() / clockTickMs) * clockTickMs } } : {};
+
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'overmind-test-'));
 }
@@ -37,6 +46,7 @@ export async function start(options: StartOptions = {}): Promise<Running> {
     storage: lmdb ? 'lmdb' : 'memory',
     passwordHashCost: testPasswordHashCost,
     logger: pino({ level: 'silent' }),
+    ...tickingClock,
     ...rest,
     ...(dataDir ? { dataDir } : {}),
   });

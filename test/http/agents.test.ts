@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAgent, createDataset } from '../helpers/agent-fixtures.ts';
+import { idsByCreation } from '../helpers/creation-order.ts';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
@@ -348,11 +349,12 @@ test('the list answers the list fields only, newest first, paginated', () =>
     assert.is(page.status, 200);
     assert.is(page.body.count, 5);
     assert.equal(Object.keys(page.body.results[0]), listFields);
-    assert.equal(page.body.results.map((agent: any) => agent.id), [created[4].id, created[3].id]);
+    const newest = idsByCreation(created, 'newest first');
+    assert.equal(page.body.results.map((agent: any) => agent.id), newest.slice(0, 2));
     assert.match(page.body.next, /\/api\/agents\/\?page=2&page_size=2$/);
     assert.is(page.body.previous, null);
     const last = await member.client.get('/api/agents/', { page_size: 2, page: 3 });
-    assert.equal(last.body.results.map((agent: any) => agent.id), [created[0].id]);
+    assert.equal(last.body.results.map((agent: any) => agent.id), newest.slice(4));
     assert.is(last.body.next, null);
     assert.is((await member.client.get('/api/agents/', { page: 4, page_size: 2 })).status, 404);
   }));
@@ -406,8 +408,8 @@ test('ordering follows the whitelist, descending with "-", unknown fields ignore
     assert.equal(await ids('name'), [a.id, b.id, c.id]);
     assert.equal(await ids('-name'), [c.id, b.id, a.id]);
     assert.equal(await ids('slug'), [c.id, a.id, b.id]);
-    assert.equal(await ids('created_at'), [b.id, a.id, c.id]);
-    assert.equal(await ids('password,-created_at'), [c.id, a.id, b.id]);
+    assert.equal(await ids('created_at'), idsByCreation([b, a, c], 'oldest first'));
+    assert.equal(await ids('password,-created_at'), idsByCreation([b, a, c], 'newest first'));
   }));
 
 test("other projects' agents are 404 and invisible; an API key sees only its own project", () =>

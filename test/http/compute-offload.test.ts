@@ -12,7 +12,8 @@ import { start, withService } from '../helpers/service.ts';
 /** Two iterations of one job with results on 40 datapoints, and two versions of the agent's dataset. */
 async function comparisonOf(member: Member, project: string) {
   const { agent, dataset, job, iteration } = await evaluated(member.client, project, 40);
-  const other = await createIteration(member.client, job.id);
+  // An order of its own: two iterations created within one millisecond would list by id.
+  const other = await createIteration(member.client, job.id, { order: 1 });
   const rows = (shift: number) => dataset.datapoints.map((point: any, i: number) => ({
     datapoint: point.id,
     score: ((i * 37 + shift) % 100) / 100,

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAgent } from '../helpers/agent-fixtures.ts';
+import { idsByCreation } from '../helpers/creation-order.ts';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { createIteration, createJob, jobFields, jobListItemFields } from '../helpers/job-fixtures.ts';
 import { withService } from '../helpers/service.ts';
@@ -523,7 +524,7 @@ test('jobs filter by agent, analyzer_model, data_source, prompt_slug, job_type, 
       [{ status: 'completed' }, [b.id]],
       [{ project: second.id }, [b.id]],
       [{ project: project.id, status: 'completed' }, []],
-      [{ status: '', agent: '' }, [b.id, a.id]],
+      [{ status: '', agent: '' }, idsByCreation([a, b], 'newest first')],
     ];
     for (const [query, expected] of cases) assert.equal(ids(await member.client.get('/api/jobs/', query)), expected, JSON.stringify(query));
   }));
@@ -557,15 +558,16 @@ test('score_min and score_max bound best_score inclusively and skip jobs without
     const low = await createJob(member.client, { best_score: 0.2, baseline_score: 0.9 });
     const high = await createJob(member.client, { best_score: 0.8, baseline_score: 0.1 });
     await createJob(member.client, { baseline_score: 0.5 });
+    const both = idsByCreation([low, high], 'newest first');
     const cases: [Record<string, string>, string[]][] = [
-      [{ score_min: '0.2' }, [high.id, low.id]],
+      [{ score_min: '0.2' }, both],
       [{ score_min: '0.21' }, [high.id]],
-      [{ score_max: '0.8' }, [high.id, low.id]],
+      [{ score_max: '0.8' }, both],
       [{ score_max: '0.79' }, [low.id]],
       [{ score_min: '0.2', score_max: '0.2' }, [low.id]],
-      [{ score_min: '-1e3' }, [high.id, low.id]],
+      [{ score_min: '-1e3' }, both],
       [{ score_min: ' .2 ', score_max: '+0.20' }, [low.id]],
-      [{ score_min: '2E-1', score_max: '1.' }, [high.id, low.id]],
+      [{ score_min: '2E-1', score_max: '1.' }, both],
     ];
     for (const [query, expected] of cases) assert.equal(ids(await member.client.get('/api/jobs/', query)), expected, JSON.stringify(query));
   }));
@@ -608,7 +610,7 @@ test('job search matches prompt_slug, analyzer_model, job_type and status; every
       ['SMALL', [b.id]],
       ['tuning', [b.id]],
       ['runn', [b.id]],
-      ['judge', [b.id, a.id]],
+      ['judge', idsByCreation([a, b], 'newest first')],
       ['judge pending', [a.id]],
       ['judge,large', [a.id]],
       ['"judge small" running', [b.id]],

@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAgent, createDataset } from '../helpers/agent-fixtures.ts';
 import type { Client } from '../helpers/client.ts';
+import { idsByCreation } from '../helpers/creation-order.ts';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { createIteration, createJob } from '../helpers/job-fixtures.ts';
 import { withService, type Running } from '../helpers/service.ts';
@@ -18,6 +19,7 @@ const listed = async (client: Client, path: string) => {
   return reply.body;
 };
 const ids = (page: { results: { id: string }[] }) => page.results.map((item) => item.id);
+const byId = (results: any[], id: string) => results.find((item) => item.id === id);
 
 /** The `next` link of a page asked for with a Host header of its own (fetch sends its own). */
 function nextAt(url: string, path: string, token: string, host: string): Promise<string | null> {
@@ -53,9 +55,9 @@ test('a kept jobs page follows jobs created, updated, moved and deleted', () =>
     const job = await createJob(member.client, { project: project.id, status: 'running' });
     assert.equal(ids(await listed(member.client, path)), [job.id]);
     const second = await createJob(member.client, { project: project.id, status: 'running' });
-    assert.equal(ids(await listed(member.client, path)), [second.id, job.id]);
+    assert.equal(ids(await listed(member.client, path)), idsByCreation([job, second], 'newest first'));
     await member.client.patch(`/api/jobs/${job.id}/`, { best_score: 0.5 });
-    assert.is((await listed(member.client, path)).results[1].best_score, 0.5);
+    assert.is(byId((await listed(member.client, path)).results, job.id).best_score, 0.5);
     await member.client.patch(`/api/jobs/${second.id}/`, { status: 'completed' });
     assert.equal(ids(await listed(member.client, path)), [job.id]);
     await member.client.patch(`/api/jobs/${job.id}/`, { project: other.id });
@@ -99,11 +101,11 @@ test('a kept page follows who may see what: memberships, deleted projects, API k
     const keyClient = client.as({ apiKey: key.key });
     assert.equal(ids(await listed(member.client, '/api/auth/api-keys/')), [key.id]);
     const second = await createApiKey(member.client, project.id);
-    assert.equal(ids(await listed(member.client, '/api/auth/api-keys/')), [second.id, key.id]);
+    assert.equal(ids(await listed(member.client, '/api/auth/api-keys/')), idsByCreation([key, second], 'newest first'));
     // (Not twice: using the key records its last use, which changes the page.)
     assert.equal(ids((await keyClient.get('/api/auth/api-keys/')).body), [key.id], "a key lists only its own project's keys");
     await member.client.delete(`/api/auth/api-keys/${second.id}/`);
-    assert.is((await listed(member.client, '/api/auth/api-keys/')).results[0].is_active, false);
+    assert.is(byId((await listed(member.client, '/api/auth/api-keys/')).results, second.id).is_active, false);
 
     assert.equal(ids(await listed(member.client, '/api/jobs/')), [job.id]);
     await member.client.delete(`/api/projects/${project.id}/`);
@@ -125,7 +127,7 @@ test('a kept page of every other list follows its records', () =>
     const dataset = await createDataset(member.client, agent.id);
     assert.equal(ids(await listed(member.client, '/api/datasets/')), [dataset.id]);
     const newer = await createDataset(member.client, agent.id);
-    assert.equal(ids(await listed(member.client, '/api/datasets/')), [newer.id, dataset.id]);
+    assert.equal(ids(await listed(member.client, '/api/datasets/')), idsByCreation([dataset, newer], 'newest first'));
     const points = `/api/datasets/${dataset.id}/datapoints/?page_size=2`;
     assert.equal(ids(await listed(member.client, points)), dataset.datapoints.slice(0, 2).map((point: { id: string }) => point.id));
     await member.client.delete(`/api/datasets/${dataset.id}/`);

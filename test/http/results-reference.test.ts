@@ -126,8 +126,9 @@ for (const one of reference.cases) {
     const agent = await createAgent(client, project);
     const dataset = await datasetOf(client, agent.id, one.datapoints);
     const job = await createJob(client, { agent: agent.id, status: 'running' });
-    const from = await createIteration(client, job.id);
-    const to = await createIteration(client, job.id);
+    // Distinct orders: two iterations created within one millisecond would otherwise list by id.
+    const from = await createIteration(client, job.id, { order: 0 });
+    const to = await createIteration(client, job.id, { order: 1 });
     const version = { id: dataset.id, version: dataset.version };
     for (const [iteration, side] of [[from, 'from'], [to, 'to']] as const) {
       const prior = one.prior?.[side] ?? [];

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAgent } from '../helpers/agent-fixtures.ts';
 import type { Client } from '../helpers/client.ts';
+import { idsByCreation } from '../helpers/creation-order.ts';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { createIteration, createJob } from '../helpers/job-fixtures.ts';
 import { withService } from '../helpers/service.ts';
@@ -41,7 +42,9 @@ test("a user's spans land in overmind.project.id when a member, else in the olde
     assert.is((await postJson(user, otlpJson({ 'overmind.project.id': 'not-a-uuid' }, [span({ case: 'malformed' })]))).status, 200);
     assert.is((await postJson(user, otlpJson({}, [span({ case: 'absent' })]))).status, 200);
     const placed = Object.fromEntries((await allSpans(member.client)).map((row) => [row.attributes.case, row.project]));
-    assert.equal(placed, { named: newer.id, 'not a member': oldest.id, malformed: oldest.id, absent: oldest.id });
+    // Each membership was made with its project: the oldest by created_at, then by project id.
+    const [first] = idsByCreation([oldest, newer], 'oldest first');
+    assert.equal(placed, { named: newer.id, 'not a member': first, malformed: first, absent: first });
     assert.equal(await allSpans(stranger.member.client), []);
   }));
 
