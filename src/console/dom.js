@@ -129,3 +129,19 @@ export function stat(label, value, note, className = '') {
 export function errorBox(error) {
   return h('div', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error));
 }
+
+/**
+ * Runs `action` once in the next frame however many times it is asked for before then.
+ * @param {() => void} action
+ */
+export function coalesce(action) {
+  let queued = false;
+  return () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      action();
+    });
+  };
+}

@@ -7,10 +7,10 @@
 // iteration written to), and a way to pick
 // two iterations to compare. While the page is open it follows the job's events, so a running
 // job's new iterations and results appear as they land, without polling or reloading.
-import { authHeaders, call, withQuery } from './api.js';
-import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from './dom.js';
-import { followEvents } from './event-stream.js';
+import { call, withQuery } from './api.js';
+import { badge, clipped, coalesce, facts, h, link, pageHead, replace, section, stat } from './dom.js';
 import { count, dateTime, delta, score, text } from './format.js';
+import { followLive } from './live.js';
 import { jobTitle, toneOf } from './project-page.js';
 import { coverageCell, coverageOf, meanCell } from './results-page.js';
 import { navigate } from './router.js';
@@ -45,7 +45,6 @@ export async function jobPage({ params, signal }) {
 
   const headline = h('div', { class: 'stats' });
   const title = h('div', {});
-  const liveState = h('span', { class: 'live', dataset: { state: 'connecting' } }, 'Connecting…');
   const pickedSlot = h('div', { class: 'compare-bar' });
   const chart = scoreChart({ points, baseline: job.baseline_score, signal, onPick: (point) => pick(point.id) });
   const iterations = pagedTable({
@@ -127,7 +126,7 @@ export async function jobPage({ params, signal }) {
       trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], ...(job.agent ? /** @type {[string, string][]} */ ([[`/console/agents/${job.agent}`, job.agent_display_name ?? 'Agent']]) : [])],
       title: jobTitle(job),
       kind: 'Job',
-      actions: [liveState, badge(job.status)],
+      actions: [live.element, badge(job.status)],
     }));
     replace(headline,
       stat('Best score', score(bestScore), best ? ['at ', clipped(best.iteration_name)] : 'no scored iteration yet', 'primary'),
@@ -143,15 +142,6 @@ export async function jobPage({ params, signal }) {
     void iterations.reload();
   });
 
-  /**
-   * @param {string} state
-   * @param {string} label
-   */
-  function showLive(state, label) {
-    liveState.dataset.state = state;
-    liveState.textContent = label;
-  }
-
   /** @param {import('./event-stream.js').StreamEvent} event */
   async function onEvent(event) {
     if (event.type === 'results.written') return summaries.reload(JSON.parse(event.data).iteration);
@@ -161,25 +151,16 @@ export async function jobPage({ params, signal }) {
     } else if (event.type === 'job.updated') {
       job = { ...job, ...JSON.parse(event.data) };
     } else if (event.type === 'job.deleted') {
-      return showLive('ended', 'Deleted');
+      return live.ended('Deleted');
     } else if (event.type.startsWith('iteration.')) {
       points = applyIteration(points, event.type, JSON.parse(event.data), id);
     }
     refresh();
   }
 
+  const live = followLive(withQuery('/api/events/', { job: id, types: liveTypes.join(',') }), { signal, onEvent: (event) => void onEvent(event) });
   showHeadline();
   showPicked();
-  void followEvents(withQuery('/api/events/', { job: id, types: liveTypes.join(',') }), {
-    headers: authHeaders(),
-    signal,
-    onEvent: (event) => void onEvent(event),
-    onOpen: () => showLive('live', 'Live'),
-    onDrop: () => showLive('reconnecting', 'Reconnecting…'),
-    isFinal: (response) => response.status === 401 || response.status === 404,
-  }).then(() => {
-    if (!signal.aborted && liveState.dataset.state !== 'ended') showLive('off', 'Not live');
-  });
 
   return h('div', { class: 'job-page' },
     title,
@@ -351,20 +332,4 @@ function bestPoint(points) {
     if (typeof point.avg_score === 'number' && (!best || point.avg_score > /** @type {number} */ (best.avg_score))) best = point;
   }
   return best;
-}
-
-/**
- * Runs `action` once in the next frame however many times it is asked for before then.
- * @param {() => void} action
- */
-function coalesce(action) {
-  let queued = false;
-  return () => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => {
-      queued = false;
-      action();
-    });
-  };
 }

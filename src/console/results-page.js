@@ -2,10 +2,13 @@
 // run on. Its summary first (mean score and pass rate with their 95% intervals, coverage, errors,
 // missing datapoints, each dimension), then the rows, paged, filtered (failed, errors) and sorted
 // (datapoint order, score), each linked to its datapoint and to its trace's waterfall. The filter
-// and the sort live in the query string, with the table's page.
+// and the sort live in the query string, with the table's page. While the page is open it follows
+// its job's events: results written to the iteration redraw the summary and the rows' page, the
+// first ones replacing "no results yet", and the iteration's own changes redraw the head.
 import { call, withQuery } from './api.js';
-import { badge, clipped, facts, h, link, pageHead, section, stat } from './dom.js';
+import { badge, clipped, coalesce, facts, h, link, pageHead, replace, section, stat } from './dom.js';
 import { count, dateTime, interval, mean, meanInterval, millis, percent, score } from './format.js';
+import { followLive } from './live.js';
 import { jobTitle } from './project-page.js';
 import { setQuery } from './router.js';
 import { pagedTable, table } from './table.js';
@@ -20,6 +23,8 @@ import { pagedTable, table } from './table.js';
  */
 
 const pageSize = 25;
+/** What the page follows while open: its job's events, of which those about this iteration count. */
+const liveTypes = ['results.written', 'iteration.updated', 'iteration.deleted'];
 
 /** The filters: what the segmented control says, and the list filter it sends. */
 const filters = /** @type {const} */ ([
@@ -38,7 +43,7 @@ const sorts = /** @type {const} */ ([
 export async function resultsPage({ params, query, signal }) {
   const id = params.id ?? '';
   /** @type {[Iteration, Summary]} */
-  const [iteration, summary] = await Promise.all([
+  let [iteration, summary] = await Promise.all([
     call(`/api/job-iterations/${id}/`, { signal }),
     call(`/api/job-iterations/${id}/results/summary/`, { signal }),
   ]);
@@ -48,21 +53,114 @@ export async function resultsPage({ params, query, signal }) {
   /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
 
-  const head = pageHead({
-    trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], [`/console/jobs/${job.id}`, jobTitle(job)]],
-    title: iteration.iteration_name,
-    kind: 'Iteration results',
-    id: iteration.id,
-    actions: [iteration.status ? badge(iteration.status) : badge('undecided', 'neutral')],
-  });
-  if (summary.results === 0 || !summary.dataset) {
-    return h('div', {}, head,
-      section('Results',
+  const head = h('div', {});
+  const summarySlot = h('div', {});
+  const rowsSlot = h('div', {});
+  /** @type {{ element: HTMLElement, reload: () => Promise<void> } | null} the rows, made with the first results (their dataset version is then fixed) */
+  let rows = null;
+
+  /** Draws the head and the summary, and makes the rows' table with the first results. */
+  function show() {
+    replace(head, pageHead({
+      trail: [['/', 'Projects'], [`/console/projects/${job.project}`, project.name], [`/console/jobs/${job.id}`, jobTitle(job)]],
+      title: iteration.iteration_name,
+      kind: 'Iteration results',
+      id: iteration.id,
+      actions: [live.element, iteration.status ? badge(iteration.status) : badge('undecided', 'neutral')],
+    }));
+    if (summary.results === 0 || !summary.dataset) {
+      replace(summarySlot, section('Results',
         h('p', { class: 'empty' }, 'This iteration has no results yet.'),
         h('p', { class: 'hint' }, `An evaluation harness writes them per datapoint: POST /api/job-iterations/${iteration.id}/results/, or spans that report overmind.eval.score.`)));
+      replace(rowsSlot);
+      rows = null;
+      return;
+    }
+    replace(summarySlot, summaryView(summary, iteration));
+    if (!rows) {
+      rows = resultRows(id, summary, query, signal);
+      replace(rowsSlot, rows.element);
+    }
   }
-  const dataset = summary.dataset;
 
+  // Results written while the page is open: the summary and the rows' page asked for again, the
+  // answers of the last asking shown (an earlier one may come back later).
+  let asked = 0;
+  const reloadSummary = coalesce(async () => {
+    const mine = ++asked;
+    try {
+      const answer = await call(`/api/job-iterations/${id}/results/summary/`, { signal });
+      if (mine !== asked) return;
+      const shown = rows;
+      summary = answer;
+      show();
+      if (shown) void shown.reload();
+    } catch {
+      // Aborted (the page was left), or the iteration is gone: its event says so.
+    }
+  });
+
+  /** @param {import('./event-stream.js').StreamEvent} event */
+  function onEvent(event) {
+    if (event.type === 'reset') return reloadSummary();
+    const data = JSON.parse(event.data);
+    if (event.type === 'results.written' && data.iteration === id) reloadSummary();
+    else if (event.type === 'iteration.updated' && data.id === id) {
+      iteration = data;
+      show();
+    } else if (event.type === 'iteration.deleted' && data.id === id) live.ended('Deleted');
+  }
+  const live = followLive(withQuery('/api/events/', { job: iteration.job, types: liveTypes.join(',') }), { signal, onEvent });
+
+  show();
+  return h('div', {}, head, summarySlot, rowsSlot);
+}
+
+/**
+ * The summary's headline numbers, its dimensions and the run's facts.
+ * @param {Summary} summary an iteration's, with results
+ * @param {Iteration} iteration
+ */
+function summaryView(summary, iteration) {
+  const dataset = /** @type {NonNullable<Summary['dataset']>} */ (summary.dataset);
+  const judged = summary.passed + summary.failed;
+  return h('div', {},
+    h('div', { class: 'stats' },
+      stat('Mean score', mean(summary.mean_score), lines(
+        summary.score_ci95 ? `95% CI ${interval(summary.score_ci95)}` : 'no interval',
+        `over ${count(summary.scored)} scored ${plural(summary.scored, 'datapoint')}`), 'primary'),
+      stat('Pass rate', percent(summary.pass_rate), lines(
+        summary.pass_rate_ci95 ? `95% CI ${percentRange(summary.pass_rate_ci95)}` : 'no interval',
+        judged === 0 ? 'no result says passed or not' : `${count(summary.passed)} of ${count(judged)} passed`)),
+      stat('Coverage', `${count(summary.scored)} / ${count(summary.datapoints)}`, lines('datapoints scored', `of dataset v${dataset.version}`)),
+      stat('Errors', count(summary.errors), lines(`${plural(summary.errors, 'datapoint')} with only errors`, `${count(summary.error_results)} error ${plural(summary.error_results, 'row')} in all`), summary.errors > 0 ? 'tone-error' : ''),
+      stat('Missing', count(summary.missing.count), lines(`${plural(summary.missing.count, 'datapoint')} without a result`))),
+    h('div', { class: 'columns wide-first' },
+      section('Dimensions', summary.dimensions.length === 0
+        ? h('p', { class: 'empty' }, 'No result has dimension scores.')
+        : table([
+          { label: 'Dimension', cell: (dimension) => clipped(dimension.name, 'strong') },
+          { label: 'n', numeric: true, cell: (dimension) => count(dimension.n) },
+          { label: 'Mean', numeric: true, cell: (dimension) => mean(dimension.mean) },
+          { label: '95% CI', numeric: true, cell: (dimension) => (dimension.ci95 ? interval(dimension.ci95) : '—') },
+        ], summary.dimensions)),
+      section('Run', facts([
+        ['Dataset', link(`/console/datasets/${dataset.id}`, `v${dataset.version}`)],
+        ['Results', `${count(summary.results)} rows${summary.attempts_max > 1 ? `, up to ${count(summary.attempts_max)} attempts a datapoint` : ''}`],
+        ['avg_score', score(iteration.avg_score)],
+        ['Created', dateTime(iteration.created_at)],
+      ]))));
+}
+
+/**
+ * The rows, paged, with the filter and the sort (both kept in the query string, with the page).
+ * @param {string} id the iteration's
+ * @param {Summary} summary its summary when its first results were shown
+ * @param {URLSearchParams} query
+ * @param {AbortSignal} signal
+ */
+function resultRows(id, summary, query, signal) {
+  const dataset = /** @type {NonNullable<Summary['dataset']>} */ (summary.dataset);
   let filter = filters.some(([value]) => value && value === query.get('filter')) ? /** @type {string} */ (query.get('filter')) : '';
   let sort = sorts.some(([value]) => value && value === query.get('sort')) ? /** @type {string} */ (query.get('sort')) : '';
   const current = () => filters.find(([value]) => value === filter) ?? filters[0];
@@ -91,37 +189,10 @@ export async function resultsPage({ params, query, signal }) {
     void rows.reload();
   } }, sorts.map(([value, label]) => h('option', { value, selected: value === sort }, label)));
 
-  const judged = summary.passed + summary.failed;
-  return h('div', {},
-    head,
-    h('div', { class: 'stats' },
-      stat('Mean score', mean(summary.mean_score), lines(
-        summary.score_ci95 ? `95% CI ${interval(summary.score_ci95)}` : 'no interval',
-        `over ${count(summary.scored)} scored ${plural(summary.scored, 'datapoint')}`), 'primary'),
-      stat('Pass rate', percent(summary.pass_rate), lines(
-        summary.pass_rate_ci95 ? `95% CI ${percentRange(summary.pass_rate_ci95)}` : 'no interval',
-        judged === 0 ? 'no result says passed or not' : `${count(summary.passed)} of ${count(judged)} passed`)),
-      stat('Coverage', `${count(summary.scored)} / ${count(summary.datapoints)}`, lines('datapoints scored', `of dataset v${dataset.version}`)),
-      stat('Errors', count(summary.errors), lines(`${plural(summary.errors, 'datapoint')} with only errors`, `${count(summary.error_results)} error ${plural(summary.error_results, 'row')} in all`), summary.errors > 0 ? 'tone-error' : ''),
-      stat('Missing', count(summary.missing.count), lines(`${plural(summary.missing.count, 'datapoint')} without a result`))),
-    h('div', { class: 'columns wide-first' },
-      section('Dimensions', summary.dimensions.length === 0
-        ? h('p', { class: 'empty' }, 'No result has dimension scores.')
-        : table([
-          { label: 'Dimension', cell: (dimension) => clipped(dimension.name, 'strong') },
-          { label: 'n', numeric: true, cell: (dimension) => count(dimension.n) },
-          { label: 'Mean', numeric: true, cell: (dimension) => mean(dimension.mean) },
-          { label: '95% CI', numeric: true, cell: (dimension) => (dimension.ci95 ? interval(dimension.ci95) : '—') },
-        ], summary.dimensions)),
-      section('Run', facts([
-        ['Dataset', link(`/console/datasets/${dataset.id}`, `v${dataset.version}`)],
-        ['Results', `${count(summary.results)} rows${summary.attempts_max > 1 ? `, up to ${count(summary.attempts_max)} attempts a datapoint` : ''}`],
-        ['avg_score', score(iteration.avg_score)],
-        ['Created', dateTime(iteration.created_at)],
-      ]))),
-    section('Results',
-      h('div', { class: 'toolbar inline-form' }, filterControl, h('label', {}, 'Sort by', sortControl)),
-      rows.element));
+  return {
+    element: section('Results', h('div', { class: 'toolbar inline-form' }, filterControl, h('label', {}, 'Sort by', sortControl)), rows.element),
+    reload: rows.reload,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The console in a real browser: headless Chromium signs in (email and password, then an API
 // key), walks every page against a seeded service and checks what each shows, follows a running
-// job live (its new iterations and results), an iteration's results with their filters, two
+// job live (its new iterations and results), an iteration's results with their filters (and live), two
 // iterations' results compared (the verdict, flips, a scatter of every datapoint, regressions with
 // their traces), measures the two heavy pages, checks reload and back/forward, and plants markup and
 // script in every kind of field to see that none of it runs. Every page passes axe-core (WCAG 2
@@ -748,6 +748,33 @@ walk('an iteration\'s results: its summary, rows filtered and sorted (kept in th
 
   await visit(context, `/console/job-iterations/${seeded.runningIterations[0]!.id}/results`);
   assert.ok(await page.getByText('This iteration has no results yet.').isVisible(), 'an iteration without results says so');
+
+  // Live: the page follows its job's events. The first results replace "no results yet", more
+  // redraw the summary and the rows' page, a decision redraws the head; no reload.
+  await page.locator('.live[data-state="live"]').waitFor();
+  const fresh = seeded.runningIterations[0]!;
+  const coverage = () => page.locator('.stats .stat', { hasText: 'Coverage' }).locator('.stat-value').textContent();
+  const writeLive = async (orders: number[], shown: string, pager: string) => {
+    const sent = performance.now();
+    await writeResults(seeded.ada.client, fresh.id, dataset, orders.map((order) => caseResult(order, 0, 5)));
+    await page.waitForFunction(([value, summary]) =>
+      [...document.querySelectorAll('.stats .stat')].find((card) => card.textContent?.startsWith('Coverage'))?.querySelector('.stat-value')?.textContent === value &&
+      document.querySelector('[data-table="results"] .pager-summary')?.textContent === summary, [shown, pager] as const, { timeout: 10_000, polling: 10 });
+    return performance.now() - sent;
+  };
+  const firstMs = await writeLive(Array.from({ length: 10 }, (_, order) => order), '10 / 40', '1–10 of 10');
+  const moreMs = await writeLive(Array.from({ length: 20 }, (_, i) => 10 + i), '30 / 40', '1–25 of 30');
+  console.log(`  results written to an iteration reached its results page in ${firstMs.toFixed(0)} ms (its first) and ${moreMs.toFixed(0)} ms (more)`);
+  assert.ok(firstMs < interactiveMs && moreMs < interactiveMs, `${firstMs.toFixed(0)} ms, ${moreMs.toFixed(0)} ms`);
+  const freshSummary = (await seeded.ada.client.get(`/api/job-iterations/${fresh.id}/results/summary/`)).body as Summary;
+  assert.is(await coverage(), `${freshSummary.scored} / ${freshSummary.datapoints}`);
+  assert.is(await page.locator('.stats .stat.primary .stat-value').textContent(), three.format(freshSummary.mean_score!), 'the mean as the API sums it up');
+  assert.equal((await rows(page, 'results')).slice(0, 2).map((row) => row[0]), ['#0', '#1']);
+  assert.is((await seeded.ada.client.patch(`/api/job-iterations/${fresh.id}/`, { status: 'keep' })).status, 200);
+  await page.locator('.page-head .actions .badge', { hasText: 'keep' }).waitFor();
+  assert.is(await page.locator('.live').getAttribute('data-state'), 'live');
+  await shoot(page, '22-results-live');
+  await assertAccessible(page, "an iteration's results, written while the page is open");
   assertNoProblems(context);
 });
 

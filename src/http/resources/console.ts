@@ -34,6 +34,7 @@ const files: Readonly<Record<string, { path: string; type: string }>> = {
       'event-stream.js',
       'format.js',
       'job-page.js',
+      'live.js',
       'main.js',
       'project-page.js',
       'projects-page.js',
