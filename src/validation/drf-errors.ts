@@ -4,7 +4,7 @@
 //   "pk"          a reference to another record (PrimaryKeyRelatedField)
 //   "nested-list" a list of nested records (ListSerializer: its own errors go in non_field_errors)
 //   "slug"        a SlugField (letters, numbers, underscores or hyphens)
-import type { ErrorObject } from 'ajv';
+import type { AnySchemaObject, ErrorObject } from 'ajv';
 import type { FieldErrors } from '../domain/rejection.ts';
 
 type SchemaNode = {
@@ -124,7 +124,12 @@ export function queryMessage(error: ErrorObject): string {
   // Django's MinValueValidator and MaxValueValidator.
   if (error.keyword === 'minimum') return `Ensure this value is greater than or equal to ${schema.minimum}.`;
   if (error.keyword === 'maximum') return `Ensure this value is less than or equal to ${schema.maximum}.`;
-  switch (expectedType(schema)) {
+  return unreadableQueryValue(schema);
+}
+
+/** django-filter's wording for a query-string value its field cannot read as the schema's type. */
+export function unreadableQueryValue(schema: AnySchemaObject): string {
+  switch (expectedType(schema as SchemaNode)) {
     case 'number':
       return 'Enter a number.';
     case 'integer':

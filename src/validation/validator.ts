@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import type { Ajv, AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
 import { schemasDir } from '../assets.ts';
 import { invalid } from '../domain/rejection.ts';
-import { bodyMessage, queryMessage, toFieldErrors } from './drf-errors.ts';
+import { bodyMessage, queryMessage, toFieldErrors, unreadableQueryValue } from './drf-errors.ts';
 import { isDateOrDateTime, isDateTime, parseDateTime, toTimestamp } from './datetime.ts';
 
 
@@ -101,13 +101,20 @@ export class Validator {
     }
     if (Object.keys(tooLong).length > 0) throw invalid(tooLong);
     // Coercion reads numbers as JavaScript's Number does ("0x10" is 16, "Infinity" and "1e400" are
-    // infinite); django-filter's number fields read decimal notation alone, and finite.
+    // infinite); django-filter's number fields read finite decimal notation alone.
     const numeric = this.numericQueryFields(id);
-    const notDecimal = [...numeric.keys()].filter((name) => typeof query[name] === 'string' && !decimalText.test(query[name]));
-    const errors = validate(query) ? {} : toFieldErrors((validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== ''), query, queryMessage);
-    for (const name of notDecimal) errors[name] ??= [numeric.get(name)!];
-    for (const [name, message] of numeric) if (typeof query[name] === 'number' && !Number.isFinite(query[name])) errors[name] ??= [message];
-    if (Object.keys(errors).length > 0) throw invalid(errors);
+    let unreadable: Record<string, string[]> | undefined;
+    for (const name in query) {
+      const message = numeric.get(name);
+      const text = query[name] as string;
+      if (message !== undefined && !(decimalText.test(text) && Number.isFinite(Number(text)))) (unreadable ??= {})[name] = [message];
+    }
+    if (!validate(query)) {
+      const errors = toFieldErrors((validate.errors ?? []).filter((error: ErrorObject) => error.instancePath !== ''), query, queryMessage);
+      for (const name in unreadable) errors[name] ??= unreadable[name]!;
+      throw invalid(errors);
+    }
+    if (unreadable) throw invalid(unreadable);
     return query;
   }
 
@@ -168,9 +175,11 @@ export class Validator {
   private numericQueryFields(id: string): ReadonlyMap<string, string> {
     let fields = this.numericFields.get(id);
     if (!fields) {
-      const schema = this.documents.get(id)!;
-      const named = (type: string) => this.propertiesWhere(schema, (property) => property.type === type);
-      fields = new Map([...named('number').map((name) => [name, 'Enter a number.'] as const), ...named('integer').map((name) => [name, 'Enter a whole number.'] as const)]);
+      const properties = (this.documents.get(id)!.properties ?? {}) as Record<string, AnySchemaObject>;
+      const numeric = Object.entries(properties)
+        .map(([name, property]) => [name, this.resolve(property)] as const)
+        .filter(([, property]) => property.type === 'number' || property.type === 'integer');
+      fields = new Map(numeric.map(([name, property]) => [name, unreadableQueryValue(property)]));
       this.numericFields.set(id, fields);
     }
     return fields;
