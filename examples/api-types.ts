@@ -1781,7 +1781,7 @@ export interface components {
             /** @description Schemas, shared error responses and security schemes. */
             components: Record<string, never>;
         };
-        /** @description Two iterations' results compared datapoint by datapoint. Each side's attempts of a datapoint are averaged first (only ok results count); the datapoints scored on both sides are paired, and every figure is over the paired differences (to - from). Results of different dataset versions, or a side without results, are not comparable: then only `comparable` and `reason` are given. Verdict: fewer than 10 paired datapoints is insufficient_data; otherwise improved (or regressed) when the paired t interval of the delta, at the asked confidence, lies wholly above (or below) 0, and no_detectable_difference when it holds 0. */
+        /** @description Two iterations' results compared datapoint by datapoint. Each side's attempts of a datapoint are averaged first (only ok results count); the datapoints scored on both sides are paired, and every figure is over the paired differences (to - from). Results of different dataset versions, or a side without results, are not comparable: then only `comparable` and `reason` are given. Verdict: fewer than `paired_min` paired datapoints is insufficient_data; otherwise improved (or regressed) when the paired t interval of the delta, at the asked confidence, lies wholly above (or below) 0, and no_detectable_difference when it holds 0. Every interval named `ci95` here is at `confidence` (the name is kept from when it was always 95%). */
         "results.comparison-response": {
             /** @constant */
             comparable: false;
@@ -1790,8 +1790,10 @@ export interface components {
         } | {
             /** @constant */
             comparable: true;
-            /** @description The confidence of every interval and of the verdict (query `confidence`, 0.95 unless asked). */
+            /** @description The confidence of every interval (each `ci95`) and of the verdict: the query's `confidence`, or its default. */
             confidence: number;
+            /** @description The fewest paired datapoints a verdict is given on: with fewer, the verdict is insufficient_data. */
+            paired_min: number;
             dataset: components["schemas"]["results.fields.datasetVersion"];
             /** @description Datapoints scored on both sides. */
             n_paired: number;
@@ -3747,7 +3749,7 @@ export interface operations {
     job_iterations_compare_retrieve: {
         parameters: {
             query?: {
-                /** @description The confidence of every interval of `results`, and of its verdict (default 0.95). */
+                /** @description The confidence of every interval of `results`, and of its verdict. */
                 confidence?: number;
             };
             header?: never;

@@ -37,8 +37,8 @@ import { traceRoutes } from './http/resources/traces.ts';
 import { mountRoutes, type RequestChecks, type Route } from './http/route.ts';
 import type { ReadModel } from './read-model.ts';
 import type { ResultIntake } from './results/result-intake.ts';
-import type { ResultViews } from './results/result-views.ts';
-import type { Results } from './results/results.ts';
+import type { ResultAnswers } from './results/result-answers.ts';
+import type { ResultKeeper } from './results/result-keeper.ts';
 import type { StoreHealth } from './store/health.ts';
 import type { Kv } from './store/kv.ts';
 import type { Tenancy } from './tenancy.ts';
@@ -69,11 +69,11 @@ export interface Collaborators {
   /** What each caller may see. */
   tenancy: Tenancy;
   /** Results per datapoint (src/results/). */
-  results: Results;
+  results: ResultKeeper;
   /** How results are written, posted or carried by spans. */
   resultIntake: ResultIntake;
   /** What results add up to: summaries, comparisons, paired datapoints. */
-  resultViews: ResultViews;
+  resultAnswers: ResultAnswers;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
   /** Every committed change, for the event streams (GET /api/events/). */
@@ -87,7 +87,7 @@ export interface Collaborators {
 /** Every route the service serves, in one table; each resource's routes get what they use by name. */
 export function allRoutes(service: Collaborators): Route[] {
   const { config, registry, readModel, tenancy, lists, jsonCache, validator, clock } = service;
-  const { results, resultIntake, resultViews, traces, changes } = service;
+  const { results, resultIntake, resultAnswers, traces, changes } = service;
   const { limits } = config;
   const routes: Route[] = [
     ...healthRoutes({ health: service.health, clock, storage: config.storage }),
@@ -106,8 +106,8 @@ export function allRoutes(service: Collaborators): Route[] {
     ...datasetRoutes({ registry, readModel, tenancy, lists, validator, compute: service.compute, jsonCache, clock, limits }),
     ...jobRoutes({ registry, readModel, tenancy, lists, clock, limits }),
     ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
-    ...comparisonRoutes({ readModel, tenancy, lists, resultViews, limits }),
-    ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultViews, limits }),
+    ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }),
+    ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
     ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
     ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),
   ];

@@ -148,6 +148,11 @@ export interface Config {
   passwordHashCost: number;
   /** Seconds an in-flight request may take to finish during a graceful stop. */
   shutdownGraceSeconds: number;
+  /**
+   * Checks that cost time on hot paths: every stored result row is read back as it is written
+   * (DEBUG_CHECKS=1; the tests run with them).
+   */
+  debugChecks: boolean;
   limits: Limits;
 }
 
@@ -267,13 +272,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS
       ? positiveInteger('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS)
       : 10,
+    debugChecks: env.DEBUG_CHECKS === '1',
     limits: Object.freeze(limits),
   });
 }
 
-/** A config for embedding and tests: defaults, with any field (or limit) overridden. */
+/**
+ * A config for embedding and tests: defaults, with any field (or limit) overridden. An embedded
+ * service logs warnings and errors only unless asked (`logLevel`): its request log would drown
+ * the output of the program around it (a test runner's). npm start and the start command read
+ * the environment (loadConfig), where the default is `info`.
+ */
 export function configWith(overrides: Partial<Omit<Config, 'limits'>> & { limits?: Partial<Limits> } = {}): Config {
-  const base = loadConfig({});
+  const base: Config = { ...loadConfig({}), logLevel: 'warn' };
   return Object.freeze({
     ...base,
     ...overrides,

@@ -20,18 +20,19 @@ import { ServiceMetrics } from './http/metrics.ts';
 import { Lists } from './http/pages.ts';
 import { ChangeFeed } from './events/change-feed.ts';
 import { ComputePool } from './compute/compute-pool.ts';
-import { publishedChanges } from './http/published-changes.ts';
+import { publishedChanges, publishedResults } from './http/published-changes.ts';
 import { createLogger } from './log.ts';
 import { ReadModel } from './read-model.ts';
 import { StoreHealth } from './store/health.ts';
+import { storeUpgrades } from './store-upgrades.ts';
 import { JsonCache } from './json-cache.ts';
 import { Journal } from './store/journal.ts';
 import type { Kv } from './store/kv.ts';
 import { LmdbKv } from './store/lmdb-kv.ts';
 import { MemoryKv } from './store/memory-kv.ts';
-import { Results } from './results/results.ts';
+import { ResultKeeper } from './results/result-keeper.ts';
 import { ResultIntake } from './results/result-intake.ts';
-import { ResultViews } from './results/result-views.ts';
+import { ResultAnswers } from './results/result-answers.ts';
 import { Tenancy } from './tenancy.ts';
 import { Traces } from './traces/traces.ts';
 import { sharedValidator } from './validation/validator.ts';
@@ -65,7 +66,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const logger = givenLogger ?? createLogger(config.logLevel);
   const kv = givenKv ?? (config.storage === 'memory' ? new MemoryKv() : new LmdbKv(resolve(config.dataDir)));
   const journal = new Journal(kv);
-  await journal.checkFormat();
+  await journal.checkFormat(storeUpgrades);
   const health = new StoreHealth(kv);
   const recordStoreOutcome = (ok: boolean, error?: unknown) => {
     health.record(ok, error);
@@ -74,11 +75,12 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const readModel = new ReadModel();
   const jsonCache = new JsonCache(config.limits.jsonCacheCharsMax);
   const traces = new Traces({ kv, config, clock, logger, outcome: recordStoreOutcome });
-  const results = new Results({
+  const results = new ResultKeeper({
     kv,
     limits: config.limits,
     logger,
     outcome: recordStoreOutcome,
+    checkCodec: config.debugChecks,
     // Results are wanted while their iteration lives and their version's agent is not deleted.
     isLive: (iteration, roster) => readModel.iterations.get(iteration) !== undefined && readModel.agents.get(roster.agent) !== undefined,
   });
@@ -113,17 +115,19 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   });
   const validator = sharedValidator();
   const compute = new ComputePool(config.limits);
-  const resultViews = new ResultViews(results.store, compute, config.limits);
-  resultViews.prepare();
+  const resultAnswers = new ResultAnswers(results.store, compute, config.limits);
+  resultAnswers.prepare();
   const resultIntake = new ResultIntake({
     results,
     readModel,
     gates: registry.gates,
-    changes,
     clock,
     limits: config.limits,
     validator,
-    written: (iteration) => resultViews.prepare(iteration),
+    written: (iteration, written) => {
+      changes.publish([publishedResults(iteration, written, readModel)]);
+      resultAnswers.prepare(iteration.id);
+    },
   });
   const deps: Collaborators = {
     config,
@@ -131,7 +135,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     registry,
     readModel,
     compute,
-    resultViews,
+    resultAnswers,
     tenancy: new Tenancy(readModel, registry.gates),
     results,
     resultIntake,

@@ -16,13 +16,12 @@ import type { Limits } from '../config.ts';
 import { Rejected } from '../domain/rejection.ts';
 import { RequiredKeyMissing, type KvOp, type KvRef, type LateWrite } from '../store/kv.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream, type StreamRef } from '../store/journal.ts';
-import { ActorUnavailable } from './actor-unavailable.ts';
+import { Unavailable } from '../unavailable.ts';
 import type { ActorKind, JsonText } from './actor-kind.ts';
 import { SerialQueue } from './serial-queue.ts';
 import { StreamCursor } from './stream-cursor.ts';
 import type { UniqueClaims } from './unique-claims.ts';
 
-export { ActorUnavailable } from './actor-unavailable.ts';
 
 export interface ActorEnvironment {
   journal: Journal;
@@ -224,7 +223,7 @@ export class Actor<State, Command, Event> implements StreamActor {
   }
 
   private enqueue(message: Message<Command, Event>): void {
-    if (!this.mailbox.isStopped && this.mailbox.items.length >= this.env.limits.mailboxDepthMax) throw new ActorUnavailable('mailbox_full', 1);
+    if (!this.mailbox.isStopped && this.mailbox.items.length >= this.env.limits.mailboxDepthMax) throw new Unavailable('queue_full', 1);
     this.mailbox.push(message);
   }
 
@@ -417,7 +416,7 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** The batch failed, or follows one that did: its holds are released and every message fails. */
   private fail(batch: Batch<Command, Event>, error: unknown): void {
-    const unavailable = error instanceof ActorUnavailable ? error : new ActorUnavailable('store_failed', 1);
+    const unavailable = error instanceof Unavailable ? error : new Unavailable('store_failed', 1);
     for (const message of batch.messages) {
       if ('claims' in message) this.releaseHolds(message.claims);
       message.ask?.reject(unavailable);

@@ -9,7 +9,8 @@ import { notFound } from '../domain/rejection.ts';
 import type { Before, Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
-import { Actor, ActorUnavailable, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
+import { Unavailable } from '../unavailable.ts';
+import { Actor, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
 import type { ActorKind, JsonText } from './actor-kind.ts';
 import {
   identityKind, identityStreamId, streamKinds,
@@ -228,7 +229,7 @@ export class Registry {
     } catch (error) {
       this.options.storeOutcome(false, error);
       for (const write of staged) write.abandon(error);
-      throw new ActorUnavailable('store_failed', 1);
+      throw new Unavailable('store_failed', 1);
     }
     this.options.storeOutcome(true);
     for (const write of staged) write.finish();

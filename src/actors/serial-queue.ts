@@ -2,7 +2,7 @@
 // the engine under every actor's mailbox. `step` takes one or more items off the front and
 // handles them; the loop never runs two steps at once, so whatever a step decides sees the
 // committed outcome of the step before it.
-import { ActorUnavailable } from './actor-unavailable.ts';
+import { Unavailable } from '../unavailable.ts';
 
 export class SerialQueue<Item> {
   readonly items: Item[] = [];
@@ -16,9 +16,9 @@ export class SerialQueue<Item> {
     return this.stopped;
   }
 
-  /** Queues an item (ActorUnavailable 'stopped' once stopped) and starts the loop if it is idle. */
+  /** Queues an item (Unavailable 'stopped' once stopped) and starts the loop if it is idle. */
   push(item: Item): void {
-    if (this.stopped) throw new ActorUnavailable('stopped', 5);
+    if (this.stopped) throw new Unavailable('stopped', 5);
     this.items.push(item);
     if (!this.running) void this.run();
   }

@@ -8,6 +8,7 @@ import { defaultLimits, loadConfig } from '../config.ts';
 import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
+import { storeUpgrades } from '../store-upgrades.ts';
 
 const source = process.argv[2];
 if (!source || !existsSync(source)) {
@@ -35,7 +36,7 @@ async function verify(file: string): Promise<string> {
   try {
     const journal = new Journal(kv);
     if (journal.meta.get(['format']) === undefined) throw new Error(`${file} is not a backup of this service's store`);
-    await journal.checkFormat();
+    await journal.checkFormat(storeUpgrades);
     const readModel = new ReadModel();
     const registry = Registry.recover({
       journal,

@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import { ActorUnavailable } from '../actors/actor-unavailable.ts';
+import { Unavailable } from '../unavailable.ts';
 import { expectedMicros, runTask, type ComputeAnswers, type ComputeTask, type TaskOf } from './compute-tasks.ts';
 
 export interface ComputeLimits {
@@ -43,6 +43,17 @@ export class ComputePool {
     return this.dispatch(task, false);
   }
 
+  /**
+   * Lets `count` heavy tasks in at once, or none: refuses them all (503) when the queue cannot
+   * take every one. The caller then runs them with runPart (an answer made of several, such as a
+   * job's summaries, is computed whole or not at all).
+   */
+  admit(count: number): void {
+    if (count === 0) return;
+    if (this.closed) throw new Unavailable('stopped', 5);
+    if (this.started().queueSize + count > this.limits.computeQueueMax) throw new Unavailable('busy', 1);
+  }
+
   /** Whether work expected to take `micros` runs on a worker thread rather than in place. */
   offloads(micros: number): boolean {
     return micros > this.limits.computeInlineMicrosMax;
@@ -75,9 +86,9 @@ export class ComputePool {
 
   private dispatch<K extends ComputeTask['kind']>(task: TaskOf<K>, bounded: boolean): Promise<ComputeAnswers[K]> {
     if (!this.offloads(expectedMicros(task))) return Promise.resolve(runTask(task));
-    if (this.closed) return Promise.reject(new ActorUnavailable('stopped', 5));
+    if (this.closed) return Promise.reject(new Unavailable('stopped', 5));
     const pool = this.started();
-    if (bounded && pool.queueSize >= this.limits.computeQueueMax) return Promise.reject(new ActorUnavailable('busy', 1));
+    if (bounded && pool.queueSize >= this.limits.computeQueueMax) return Promise.reject(new Unavailable('busy', 1));
     this.offloaded++;
     // Copied now (a task may read a table's live columns, which change while it waits for a
     // worker), and the copy's buffers moved to the worker rather than copied again.

@@ -3,7 +3,7 @@
 // answers a task in place or on a worker thread (compute-pool.ts decides which). Tasks carry only
 // data that survives a structured clone (typed arrays, strings, numbers), and answers the same.
 import type { Datapoint } from '../domain/records.ts';
-import type { ResultColumns } from '../results/result-table.ts';
+import type { ResultColumns } from '../views/result-columns.ts';
 import { bootstrapChunkMeans } from '../stats/bootstrap.ts';
 import { LruCache } from '../views/lru-cache.ts';
 import { diffDatapoints, type DatasetDiff } from '../views/dataset-diff.ts';
@@ -37,14 +37,15 @@ export type TaskOf<K extends ComputeTask['kind']> = Extract<ComputeTask, { kind:
 /**
  * What each task is expected to cost on this kind of machine, in microseconds: what decides that
  * it runs on a worker thread (measured here: a bootstrap draw 2 to 5 ns by host and load, counted
- * at the slow end; a datapoint's digest and diff ~10 us, a summary ~0.2 us per row).
+ * at the slow end; a datapoint's digest and diff ~10 us, a summary ~0.2 us per row, a
+ * comparison's paired figures ~0.5 us per row; its bootstrap is tasks of its own).
  */
 export function expectedMicros(task: ComputeTask): number {
   switch (task.kind) {
     case 'summary':
       return summaryMicros(task.columns.rows, task.columns.datapoints);
     case 'compare':
-      return 0.005 * task.input.from.datapoints * task.settings.resamples + 0.5 * (task.input.from.rows + task.input.to.rows);
+      return 0.5 * (task.input.from.rows + task.input.to.rows);
     case 'bootstrap':
       return 0.005 * task.values.length * task.count;
     case 'paired':

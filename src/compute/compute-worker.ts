@@ -3,8 +3,9 @@
 // other request, is not slowed by it: a heavy answer delays only the caller who asked for it.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { rowFlags, type ResultColumns } from '../results/result-table.ts';
+import { rowFlags, type ResultColumns } from '../views/result-columns.ts';
 import { bootstrapChunkMeans } from '../stats/bootstrap.ts';
+import { comparisonRules } from '../views/comparison-rules.ts';
 import { runTask, type ComputeTask } from './compute-tasks.ts';
 
 /** nice(2) increment of the worker threads (0 is the event loop's; 19 the lowest). */
@@ -38,7 +39,7 @@ function warmUp(): void {
   const from = warmUpColumns(2000, 0);
   const to = warmUpColumns(2000, 3);
   const orders = Float64Array.from({ length: 2000 }, (_, i) => i);
-  const settings = { confidence: 0.95, resamples: 0, seed: 1, pairedMin: 10, listedMax: 20 };
+  const settings = { confidence: 0.95, pairedMin: comparisonRules.pairedMin, listedMax: comparisonRules.listedMax };
   for (let i = 0; i < 10; i++) {
     runTask({ kind: 'summary', columns: from, limits: { missingNamedMax: 100 } });
     runTask({ kind: 'compare', input: { from, to, orders, dataset: { id: 'warm-up', version: 1 } }, settings });
@@ -55,7 +56,7 @@ function warmUpColumns(datapoints: number, shift: number): ResultColumns {
     head: Int32Array.from({ length: datapoints }, (_, i) => i),
     next: new Int32Array(datapoints).fill(-1),
     score,
-    flags: Uint8Array.from(score, (value) => (value >= 0.5 ? rowFlags.passedTrue : rowFlags.passedFalse)),
+    flags: Uint32Array.from(score, (value) => (value >= 0.5 ? rowFlags.passedKnown | rowFlags.passedTrue : rowFlags.passedKnown)),
     dimensions: { warm: score },
   };
 }

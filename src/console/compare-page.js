@@ -6,7 +6,7 @@
 // the datapoints that dropped and rose most, and each dimension's change with its interval. Below
 // that, what the iterations report of themselves (avg_score, dimension_scores) and the code diff.
 // The confidence of every interval is chosen on the page and kept in the query string.
-import { call, withQuery } from './api.js';
+import { ApiError, call, withQuery } from './api.js';
 import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from './dom.js';
 import { confidenceLevel, count, dateTime, delta, deltaInterval, mean, meanDelta, pStatement, pValue, percent, score } from './format.js';
 import { jobTitle, toneOf } from './project-page.js';
@@ -24,11 +24,8 @@ import { table } from './table.js';
  * @typedef {import('./api-types.js').IterationComparison} Comparison
  */
 
-/** The confidences offered; the API takes any from 0.8 to 0.999. */
+/** The confidences offered (the API says which it takes, and its default: the answer's `confidence`). */
 const confidences = [0.9, 0.95, 0.99];
-const confidenceDefault = 0.95;
-/** Fewer paired datapoints than this is insufficient data for a verdict (the API's rule). */
-const pairedMin = 10;
 /** The paired datapoints list's largest page. */
 const pairsPageSize = 100;
 /** Pages of the list asked for at once. */
@@ -37,18 +34,37 @@ const pairsPagesAtOnce = 4;
 export const scatterMax = 10_000;
 
 /**
- * The confidence the URL asks for, if the API would take it.
+ * The confidence the URL asks for, if it is a number (null: the API's default).
  * @param {string | null} asked
  */
 function confidenceOf(asked) {
   const value = Number(asked);
-  return asked && Number.isFinite(value) && value >= 0.8 && value <= 0.999 ? value : confidenceDefault;
+  return asked && Number.isFinite(value) ? value : null;
+}
+
+/**
+ * The comparison at the confidence asked; one the API refuses (out of its range) is dropped from
+ * the URL and the comparison read at the API's default.
+ * @param {string} path
+ * @param {number | null} confidence
+ * @param {AbortSignal} signal
+ * @returns {Promise<Comparison>}
+ */
+async function comparisonAt(path, confidence, signal) {
+  if (confidence === null) return call(path, { signal });
+  try {
+    return await call(withQuery(path, { confidence }), { signal });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 400) throw error;
+    setQuery({ confidence: null });
+    return call(path, { signal });
+  }
 }
 
 /** @param {import('./router.js').PageContext} context */
 export async function comparePage({ params, query, signal }) {
   const path = `/api/job-iterations/${params.id}/compare/${params.other_id}/`;
-  let confidence = confidenceOf(query.get('confidence'));
+  const asked = confidenceOf(query.get('confidence'));
   // The paired datapoints are read while the comparison is computed (a cold one of 10,000
   // datapoints takes seconds: its bootstrap): the scatter needs only the list. Not comparable,
   // the reading stops.
@@ -59,7 +75,7 @@ export async function comparePage({ params, query, signal }) {
   /** @type {Comparison} */
   let comparison;
   try {
-    comparison = await call(withQuery(path, { confidence: confidence === confidenceDefault ? null : confidence }), { signal });
+    comparison = await comparisonAt(path, asked, signal);
   } catch (error) {
     pairsReading.abort();
     throw error;
@@ -85,6 +101,9 @@ export async function comparePage({ params, query, signal }) {
     return h('div', {}, head([]), notComparable(results.reason), reported);
   }
 
+  let confidence = results.confidence;
+  /** The API's default confidence, once an answer asked without one has said it (then picking it leaves the URL plain). */
+  const confidenceDefault = asked === null || asked !== confidence ? confidence : null;
   const verdictSlot = h('div', { class: 'verdict-slot' }, verdictBlock(results, names));
   const dimensionsSlot = h('div', { class: 'dimensions-slot' }, dimensionsSection(results));
   const picker = h('select', { name: 'confidence', onchange: () => void changeConfidence(Number(picker.value)) },
@@ -152,7 +171,7 @@ function verdictBlock(results, names) {
         h('strong', { dataset: { delta: '' } }, meanDelta(change.delta)), ` (${level} ${bounds}) on ${datapoints}.`];
       break;
     default:
-      sentence = [`Too few paired datapoints for a verdict: ${count(paired)} paired, at least ${pairedMin} are needed.`];
+      sentence = [`Too few paired datapoints for a verdict: ${count(paired)} paired, at least ${count(results.paired_min)} are needed.`];
   }
   const explain = {
     improved: `The ${confidenceLevel(confidence)} interval of the mean paired change lies wholly above 0.`,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { ActorUnavailable } from '../actors/actor.ts';
+import { Unavailable } from '../unavailable.ts';
 import { ProjectClosed } from '../actors/project-gates.ts';
 import { AuthError } from '../auth/auth-error.ts';
 import { Rejected, type FieldErrors } from '../domain/rejection.ts';
@@ -85,7 +85,7 @@ export function toApiError(error: unknown): ApiError | null {
         return fail.conflict(rejection.detail);
     }
   }
-  if (error instanceof ActorUnavailable) return fail.unavailable(error.message, error.retryAfterSeconds);
+  if (error instanceof Unavailable) return fail.unavailable(error.message, error.retryAfterSeconds);
   if (error instanceof NoProjectForSpans) return fail.badRequest(error.message);
   if (error instanceof ProjectClosed) return fail.notFound();
   const status = (error as StatusError)?.status ?? (error as StatusError)?.statusCode;

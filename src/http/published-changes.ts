@@ -5,9 +5,11 @@
 import type { Change } from '../events/changes.ts';
 import type { Published } from '../events/change-feed.ts';
 import type { JsonCache } from '../json-cache.ts';
+import type { JobIteration } from '../domain/records.ts';
 import type { ReadModel } from '../read-model.ts';
+import type { Written } from '../results/result-writer.ts';
 import {
-  agentListItemJson, datasetListItemJson, iterationJson, jobListItemJson, jobLiveFields, projectJson, withLiveFields,
+  agentListItemJson, datasetListItemJson, iterationJson, jobListItemJson, jobLiveFields, projectJson, resultsWrittenEventJson, withLiveFields,
 } from './representations.ts';
 
 const idJson = (id: string) => `{"id":${JSON.stringify(id)}}`;
@@ -66,4 +68,11 @@ function render(change: Change, readModel: ReadModel, cache: JsonCache): Publish
       return { type, project: iteration.project, agent, job: iteration.job, audience: null, data };
     }
   }
+}
+
+/** A durable batch of results, as `results.written` announces it: the batch's answer, with its iteration, job and project. */
+export function publishedResults(iteration: JobIteration, written: Written, readModel: ReadModel): Published {
+  const agent = readModel.jobs.get(iteration.job)?.agent ?? null;
+  const data = JSON.stringify(resultsWrittenEventJson(iteration, written));
+  return { type: 'results.written', project: iteration.project, agent, job: iteration.job, audience: null, data };
 }

@@ -4,7 +4,10 @@
 // The few fields that are not the record's own (a job's iterations, its agent's name, a new key)
 // are passed in. Answers that are not one record (eval_spec, the views) are written out here.
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
-import type { ResultRecord } from '../domain/results.ts';
+import type { ListedRow, ResultRecord } from '../domain/result-row.ts';
+import type { PairedItem } from '../results/paired-list.ts';
+import type { ComparisonAnswer } from '../results/result-answers.ts';
+import type { Written } from '../results/result-writer.ts';
 import type { ResultSummary } from '../views/result-summary.ts';
 import type { JsonCache } from '../json-cache.ts';
 import { sharedValidator } from '../validation/validator.ts';
@@ -125,13 +128,21 @@ export const progressSummaryJson = ({ counts, best }: ProgressSummary) => ({
   best_score: best?.avg_score ?? null,
 });
 
-/** A result as listed: its stored row (no output) and the iteration it belongs to. */
-const resultListItem = representation<Omit<ResultRecord, 'output'>>('results.result-list-item-response', ['iteration']);
-export const resultListItemJson = (iteration: string, row: Omit<ResultRecord, 'output'>) => resultListItem(row, { iteration });
+/** A result as listed (no output). */
+export const resultListItemJson = representation<ListedRow>('results.result-list-item-response');
 
 /** A result with its output (kept as JSON text). */
-const result = representation<ResultRecord>('results.result-response', ['iteration', 'output']);
-export const resultJson = (iteration: string, record: ResultRecord) => result(record, { iteration, output: JSON.parse(record.output) as unknown });
+const result = representation<ResultRecord>('results.result-response', ['output']);
+export const resultJson = (record: ResultRecord) => result(record, { output: JSON.parse(record.output) as unknown });
+
+/** What a durable batch did (the answer to its POST). */
+const resultsWritten = representation<Written>('results.results-written-response', ['dataset', 'results_count']);
+export const resultsWrittenJson = (written: Written) => resultsWritten(written, { dataset: written.roster.dataset, results_count: written.results });
+
+/** A durable batch as its event announces it: the answer to its POST, with whose results they are. */
+const resultsWrittenEvent = representation<Written>('results.results-written-event', ['iteration', 'job', 'project', 'dataset', 'results_count']);
+export const resultsWrittenEventJson = (iteration: JobIteration, written: Written) =>
+  resultsWrittenEvent(written, { iteration: iteration.id, job: iteration.job, project: iteration.project, dataset: written.roster.dataset, results_count: written.results });
 
 const resultSummary = representation<ResultSummary>('results.summary-response', ['iteration']);
 export const resultSummaryJson = (iteration: string, summary: ResultSummary) => resultSummary(summary, { iteration });
@@ -139,6 +150,37 @@ export const resultSummaryJson = (iteration: string, summary: ResultSummary) => 
 /** An iteration's results as a job's summary lists them: the missing datapoints counted, not named. */
 const jobSummaryItem = representation<ResultSummary>('results.job-summary-item-response', ['iteration', 'missing']);
 export const jobSummaryItemJson = (iteration: string, summary: ResultSummary) => jobSummaryItem(summary, { iteration, missing: summary.missing.count });
+
+/** Two iterations' results compared: as computed, with the wire's names for the intervals (`ci95` is at the comparison's confidence). */
+export function comparisonJson(comparison: ComparisonAnswer) {
+  if (!comparison.comparable) return comparison;
+  const { score } = comparison;
+  return {
+    ...comparison,
+    score: {
+      mean_from: score.mean_from,
+      mean_to: score.mean_to,
+      delta: score.delta,
+      se: score.se,
+      ci95: score.ci,
+      ci95_bootstrap: score.ci_bootstrap,
+      p_value: score.p_value,
+      wilcoxon_p_value: score.wilcoxon_p_value,
+      correlation: score.correlation,
+    },
+    dimensions: comparison.dimensions.map((dimension) => ({
+      name: dimension.name,
+      n: dimension.n,
+      delta: dimension.delta,
+      ci95: dimension.ci,
+      p_value: dimension.p_value,
+      p_value_holm: dimension.p_value_holm,
+    })),
+  };
+}
+
+/** A datapoint of two iterations' comparison, as their paired list shows it. */
+export const pairedDatapointJson = representation<PairedItem>('results.paired-datapoint-response');
 
 const job = representation<Job>('jobs.job-response', ['iterations', 'agent_display_name']);
 /** `agentLabel` is the job's agent's display_name, else its name (ReadModel.agentLabel). */

@@ -3,31 +3,14 @@
 // -> validation -> handler), and the OpenAPI document is generated from the same table.
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
-import type { Registry } from '../actors/registry.ts';
 import type { Authenticator, Principal } from '../auth/authenticate.ts';
-import type { Clock } from '../clock.ts';
 import type { Limits } from '../config.ts';
 import type { JsonCache } from '../json-cache.ts';
-import type { ReadModel } from '../read-model.ts';
-import type { Tenancy } from '../tenancy.ts';
 import type { PageSizes } from '../query/pagination.ts';
 import type { Body, Query, Validator } from '../validation/validator.ts';
 import { canonicalUuidOf } from '../validation/validator.ts';
 import type { BodyReader } from './body.ts';
 import { fail } from './errors.ts';
-import type { Lists } from './pages.ts';
-
-/**
- * What the routes of a resource its actors write use: the actors, the read model, who may see
- * what, its list and the time. Each resource adds the few others it needs.
- */
-export interface RecordCollaborators {
-  registry: Registry;
-  readModel: ReadModel;
-  tenancy: Tenancy;
-  lists: Lists;
-  clock: Clock;
-}
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -1,33 +1,30 @@
 // How results come in, whichever way they are sent: a batch posted to an iteration (all or
 // nothing), or the results spans carry (each applied if it can be, never refusing the spans). Both
 // find the version the rows are of, resolve the rows against it, write them inside the project's
-// gate, and announce each durable batch on the event feed.
+// gate, and report each durable batch (the service announces it on the event feed).
 import type { ProjectGates } from '../actors/project-gates.ts';
 import type { Clock } from '../clock.ts';
-import { timestamp } from '../clock.ts';
 import type { Limits } from '../config.ts';
 import type { Dataset, JobIteration } from '../domain/records.ts';
-import { invalid, invalidPk } from '../domain/rejection.ts';
-import { pinnedElsewhere, resolveAllRows, resolveRows, rosterOf, type ResolvedRow, type ResultInput, type Roster } from '../domain/results.ts';
-import type { ChangeFeed } from '../events/change-feed.ts';
+import { invalid, invalidPk, Rejected } from '../domain/rejection.ts';
+import { pinnedElsewhere, resolveAllRows, resolveRows, rosterOf, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
+import type { ResultInput } from '../domain/result-row.ts';
 import type { ReadModel } from '../read-model.ts';
 import type { SpanEvaluation } from '../traces/span-evaluation.ts';
 import { canonicalUuidOf, type Validator } from '../validation/validator.ts';
-import { Rejected } from '../domain/rejection.ts';
-import type { Results } from './results.ts';
+import type { ResultKeeper } from './result-keeper.ts';
 import type { Written } from './result-writer.ts';
 
 export interface ResultIntakeOptions {
-  results: Results;
+  results: ResultKeeper;
   readModel: ReadModel;
   gates: ProjectGates;
-  changes: ChangeFeed;
   clock: Clock;
   limits: Readonly<Limits>;
   /** Checks a span's row as a posted one is checked. */
   validator: Validator;
-  /** Called after each durable batch, with its iteration (readies what reading it will need). */
-  written?: (iteration: string) => void;
+  /** Called after each durable batch (it is announced on the event feed, and what reading it needs readied). */
+  written(iteration: JobIteration, written: Written): void;
 }
 
 /** What became of the results spans reported, since the service started (GET /metrics). */
@@ -126,27 +123,11 @@ export class ResultIntake {
       return Promise.all(parts.map((part) => this.write(iteration, roster, part))).then((written) => written.at(-1)!);
     }
     const { results, gates, clock } = this.options;
-    const write = { iteration: iteration.id, roster, rows, now: timestamp(clock) };
+    const write = { iteration: iteration.id, roster, rows, nowMs: clock.nowMs() };
     return gates.pass([iteration.project], () => results.write(write)).then((written) => {
-      this.announce(iteration, written);
-      this.options.written?.(iteration.id);
+      this.options.written(iteration, written);
       return written;
     });
-  }
-
-  private announce(iteration: JobIteration, written: Written): void {
-    const job = this.options.readModel.jobs.get(iteration.job);
-    const data = JSON.stringify({
-      iteration: iteration.id,
-      job: iteration.job,
-      project: iteration.project,
-      dataset: written.roster.dataset,
-      created: written.created,
-      replaced: written.replaced,
-      results_count: written.results,
-    });
-    const published = { type: 'results.written' as const, project: iteration.project, agent: job?.agent ?? null, job: iteration.job, audience: null, data };
-    this.options.changes.publish([published]);
   }
 }
 

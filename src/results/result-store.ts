@@ -2,7 +2,7 @@
 // replaced in place, never inside a job's snapshot:
 //
 //   results          [iteration, index, attempt] -> StoredRow: the row less what its key and version say,
-//                                                  in its own layout (stored-row.ts; older rows msgpack)
+//                                                  in its own layout (stored-row.ts)
 //   result-outputs   [iteration, index, attempt] -> the row's `output` as JSON text (absent when null)
 //   result-pins      [iteration]                 -> the dataset id its results are of
 //   result-rosters   [dataset]                   -> Roster: the version's datapoint ids and orders
@@ -11,17 +11,32 @@
 // rows in datapoint order, then attempt. A roster is written with the first pin to its version and
 // removed with the last: results stay readable after the dataset version itself is deleted.
 //
-// In memory each live iteration's rows are a ResultTable of compact columns, built once when the
-// store opens (a scan of every row) and changed only by committed writes (`applyCommitted`). The
-// ops of each change are decided by ResultWriter, one commit at a time.
+// In memory the store holds what is committed and nothing else: each live iteration's rows as a
+// ResultTable of compact columns (built once when the store opens, from a scan of every row), the
+// pins and the rosters. The op builders below read it and the databases, and change nothing; the
+// writer (result-writer.ts) decides with them, and applies what a commit did once it is durable.
+import assert from 'node:assert/strict';
+import type { Roster } from '../domain/result-batch.ts';
+import { resultIdOf, storedFields, type ListedRow, type ResultRecord, type StoredRow } from '../domain/result-row.ts';
 import { StoreCorruptError } from '../store/journal.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp, type ValueCodec } from '../store/kv.ts';
-import { resultIdOf, type DecidedRow, type ResultRecord, type Roster } from '../domain/results.ts';
 import { ResultTable } from './result-table.ts';
-import { storedRowCodec, type StoredRow } from './stored-row.ts';
+import { storedRowCodec } from './stored-row.ts';
 
-/** A row as lists show it: the whole record but its output. */
-export type ListedRow = Omit<ResultRecord, 'output'>;
+export const resultDbNames = { rows: 'results', outputs: 'result-outputs', pins: 'result-pins', rosters: 'result-rosters' } as const;
+
+export interface ResultStoreOptions {
+  attemptsPerDatapointMax: number;
+  /** Read every row back as it is stored and assert it is the same (tests, debugging). */
+  checkCodec?: boolean;
+}
+
+/** A row put by a commit, as its table takes it once the commit is durable. */
+export interface PutRow {
+  readonly index: number;
+  readonly attempt: number;
+  readonly stored: StoredRow;
+}
 
 export class ResultStore {
   readonly rows: KvDb;
@@ -30,17 +45,17 @@ export class ResultStore {
   readonly rosterDb: KvDb;
   /** Committed rows of each live iteration that has results. */
   private readonly tables = new Map<string, ResultTable>();
-  /** Every pin stored or decided (iteration -> dataset), live or waiting to be purged. */
-  private readonly storedPins = new Map<string, string>();
-  /** Every roster stored or decided, by dataset (reads reuse it rather than build it again). */
+  /** Every committed pin (iteration -> dataset), live or waiting to be purged. */
+  private readonly pinned = new Map<string, string>();
+  /** Every committed roster, by dataset (reads reuse it rather than build it again). */
   private readonly rosters = new Map<string, Roster>();
   private readonly indexes = new WeakMap<Roster, Map<string, number>>();
 
-  constructor(readonly kv: Kv) {
-    this.rows = kv.db('results', storedRowCodec as ValueCodec);
-    this.outputs = kv.db('result-outputs');
-    this.pins = kv.db('result-pins');
-    this.rosterDb = kv.db('result-rosters');
+  constructor(readonly kv: Kv, private readonly options: ResultStoreOptions) {
+    this.rows = kv.db(resultDbNames.rows, storedRowCodec({ checked: options.checkCodec }) as ValueCodec);
+    this.outputs = kv.db(resultDbNames.outputs);
+    this.pins = kv.db(resultDbNames.pins);
+    this.rosterDb = kv.db(resultDbNames.rosters);
   }
 
   /**
@@ -55,8 +70,8 @@ export class ResultStore {
       const iteration = key[0] as string;
       const roster = this.rosters.get(value);
       if (!roster) throw new StoreCorruptError(`results of iteration ${iteration} are pinned to dataset ${value}, whose roster is not stored`);
-      this.storedPins.set(iteration, value);
-      if (isLive(iteration, roster)) this.tables.set(iteration, new ResultTable(roster));
+      this.pinned.set(iteration, value);
+      if (isLive(iteration, roster)) this.tables.set(iteration, this.newTable(roster));
       else purge.add(iteration);
     }
     for (const { key, value } of this.rows.range<StoredRow>({})) {
@@ -78,9 +93,19 @@ export class ResultStore {
     return this.tables.values();
   }
 
-  /** Every iteration whose results are stored or decided, with its version (live or not). */
-  *pinned(): Generator<[iteration: string, roster: Roster]> {
-    for (const [iteration, dataset] of this.storedPins) yield [iteration, this.rosters.get(dataset)!];
+  /** Every iteration whose results are stored, with its version (live or not). */
+  *pinnedIterations(): Generator<[iteration: string, roster: Roster]> {
+    for (const [iteration, dataset] of this.pinned) yield [iteration, this.rosters.get(dataset)!];
+  }
+
+  /** The dataset an iteration's stored results are of. */
+  pinOf(iteration: string): string | undefined {
+    return this.pinned.get(iteration);
+  }
+
+  /** The iterations whose stored results are of `dataset`. */
+  *pinnedTo(dataset: string): Generator<string> {
+    for (const [iteration, pinned] of this.pinned) if (pinned === dataset) yield iteration;
   }
 
   roster(dataset: string): Roster | undefined {
@@ -98,68 +123,68 @@ export class ResultStore {
     return (id) => found.get(id);
   }
 
-  // ---- ops (decided by ResultWriter, one commit at a time) ----
-  //
-  // A decision runs when its transaction begins, where every earlier write is applied: whether a
-  // version's roster is stored is read from the store itself. Which iterations name a version is
-  // noted here as pins are decided, ahead of their commits, so that a purge never removes a
-  // roster a pin in flight names; a failed commit leaves its pin noted (a roster kept longer,
-  // at worst, until the next start reads the pins again).
+  // ---- ops (made when a commit's transaction begins: the databases hold every earlier commit) ----
 
   /** Ops pinning an iteration to a roster's version, storing the roster unless it is. */
   pinOps(iteration: string, roster: Roster): KvOp[] {
     const ops: KvOp[] = [{ db: this.pins, key: [iteration], value: roster.dataset }];
     if (!this.rosterDb.has([roster.dataset])) ops.push({ db: this.rosterDb, key: [roster.dataset], value: roster });
-    this.storedPins.set(iteration, roster.dataset);
-    this.rosters.set(roster.dataset, roster);
     return ops;
   }
 
   /**
-   * Ops putting one row, its output apart: a null output is not kept, and removes the one a row
-   * it replaces kept. Returns the row as stored (what its table takes once it is durable).
+   * Ops putting one row, its output apart: a null output ('null') is not kept, and removes the
+   * one a row it replaces kept.
    */
-  rowOps(iteration: string, decided: DecidedRow, nowMs: number, replacesOutput: boolean, ops: KvOp[]): StoredRow {
-    const { row } = decided;
+  rowOps(iteration: string, row: PutRow, output: string, replacesOutput: boolean, ops: KvOp[]): void {
     const key = [iteration, row.index, row.attempt];
-    const stored = storedRowOf(decided, nowMs);
-    ops.push({ db: this.rows, key, value: stored });
-    if (row.fields.output !== 'null') ops.push({ db: this.outputs, key, value: row.fields.output });
+    ops.push({ db: this.rows, key, value: row.stored });
+    if (output !== 'null') ops.push({ db: this.outputs, key, value: output });
     else if (replacesOutput) ops.push({ db: this.outputs, key });
-    return stored;
   }
 
-  /**
-   * Ops removing up to `limit` of an iteration's rows; once none are left, its pin too, and its
-   * roster when no other pin names it. `done` once nothing of the iteration is left.
-   */
-  purgeOps(iteration: string, limit: number): { ops: KvOp[]; removed: number; done: boolean } {
+  /** Ops removing up to `limit` of an iteration's rows (with their outputs). */
+  rowRemovalOps(iteration: string, limit: number): { ops: KvOp[]; removed: number } {
     const ops: KvOp[] = [];
     let removed = 0;
     for (const key of this.rows.keys({ start: [iteration], end: prefixEnd([iteration]), limit })) {
       ops.push({ db: this.rows, key }, { db: this.outputs, key });
       removed++;
     }
-    if (removed === limit) return { ops, removed, done: false };
-    const dataset = this.storedPins.get(iteration);
-    if (dataset !== undefined) {
-      ops.push({ db: this.pins, key: [iteration] });
-      this.storedPins.delete(iteration);
-      if (![...this.storedPins.values()].includes(dataset)) {
-        ops.push({ db: this.rosterDb, key: [dataset] });
-        this.rosters.delete(dataset);
-      }
-    }
-    return { ops, removed, done: true };
+    return { ops, removed };
   }
 
-  // ---- committed changes ----
+  /** Ops removing an iteration's pin, and its version's roster when `lastPin`. */
+  unpinOps(iteration: string, dataset: string, lastPin: boolean): KvOp[] {
+    const ops: KvOp[] = [{ db: this.pins, key: [iteration] }];
+    if (lastPin) ops.push({ db: this.rosterDb, key: [dataset] });
+    return ops;
+  }
 
-  /** A committed write: its rows into the iteration's table (made with its first rows). */
-  applyCommitted(iteration: string, roster: Roster, rows: readonly { index: number; attempt: number; stored: StoredRow }[]): void {
+  // ---- committed changes (applied once durable) ----
+
+  /**
+   * A committed write: its pin (the first makes it), and its rows into the iteration's table
+   * unless the iteration went meanwhile (`live` false: they are purged, its table is not made).
+   */
+  applyWritten(iteration: string, roster: Roster, rows: readonly PutRow[], live: boolean): void {
+    const pinned = this.pinned.get(iteration);
+    assert.ok(pinned === undefined || pinned === roster.dataset, "an iteration's results stay of one version");
+    this.pinned.set(iteration, roster.dataset);
+    if (!this.rosters.has(roster.dataset)) this.rosters.set(roster.dataset, roster);
+    if (!live) return;
     let table = this.tables.get(iteration);
-    if (!table) this.tables.set(iteration, (table = new ResultTable(roster)));
+    if (!table) this.tables.set(iteration, (table = this.newTable(roster)));
     for (const { index, attempt, stored } of rows) table.put(index, attempt, stored);
+  }
+
+  /** A committed removal of an iteration's pin (and of its roster when it was the last pin). */
+  applyUnpinned(iteration: string, dataset: string, lastPin: boolean): void {
+    assert.equal(this.pinned.get(iteration), dataset, 'an unpinned iteration was pinned to its version');
+    this.pinned.delete(iteration);
+    if (!lastPin) return;
+    assert.ok(![...this.pinned.values()].includes(dataset), 'a roster is removed with its last pin');
+    this.rosters.delete(dataset);
   }
 
   /** The iteration's results are no longer answered (they are being purged). */
@@ -190,50 +215,27 @@ export class ResultStore {
       yield listedRow(iteration, value, roster, index, key[2] as number);
     }
   }
+
+  private newTable(roster: Roster): ResultTable {
+    return new ResultTable(roster, this.options.attemptsPerDatapointMax);
+  }
 }
 
+/** The stored fields on the wire, with their kinds (times are written out as ISO 8601). */
+const wireFields = storedFields.filter((field) => field.wire);
+
+/** A stored row as lists show it: its key's fields, then every stored field on the wire. */
 function listedRow(iteration: string, row: StoredRow, roster: Roster, index: number, attempt: number): ListedRow {
-  return {
+  const listed: Record<string, unknown> = {
     id: resultIdOf(iteration, index, attempt),
+    iteration,
     datapoint: roster.ids[index]!,
     datapoint_order: roster.orders[index]!,
     attempt,
-    score: row.score,
-    passed: row.passed,
-    dimension_scores: row.dimension_scores,
-    status: row.status,
-    error: row.error,
-    trace_id: row.trace_id,
-    span_id: row.span_id,
-    latency_ms: row.latency_ms,
-    cost: row.cost,
-    created_at: new Date(row.created_ms).toISOString(),
-    updated_at: new Date(row.updated_ms).toISOString(),
   };
-}
-
-/** Epoch ms of an ISO time; rows created by one batch share theirs, so the last one is kept. */
-let lastParsed = { text: '', ms: 0 };
-function epochMs(text: string): number {
-  if (text !== lastParsed.text) lastParsed = { text, ms: Date.parse(text) };
-  return lastParsed.ms;
-}
-
-/** A row as stored, in one shape (msgpackr encodes it as one record structure); `nowMs` is its updated_at. */
-function storedRowOf(decided: DecidedRow, nowMs: number): StoredRow {
-  const record = decided.row.fields;
-  return {
-    score: record.score,
-    passed: record.passed,
-    dimension_scores: record.dimension_scores,
-    status: record.status,
-    error: record.error,
-    trace_id: record.trace_id,
-    span_id: record.span_id,
-    latency_ms: record.latency_ms,
-    cost: record.cost,
-    created_ms: decided.replaced ? epochMs(decided.created_at) : nowMs,
-    updated_ms: nowMs,
-    has_output: record.output !== 'null',
-  };
+  for (const field of wireFields) {
+    const value = row[field.name as keyof StoredRow];
+    listed[field.name] = field.kind === 'time' ? new Date(value as number).toISOString() : value;
+  }
+  return listed as ListedRow;
 }

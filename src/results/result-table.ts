@@ -1,44 +1,23 @@
-// One iteration's results as the answers need them in memory: a few typed columns per row (its
-// datapoint, attempt, score, pass, status and creation time, and each numeric dimension), about
-// 30 bytes a row plus 8 per dimension, never the row objects themselves. The rows are in
-// the store (ResultStore); summaries, comparisons and the choice of a list's page read these
-// columns, and only the rows a page shows are read from the store.
-import type { Roster } from '../domain/results.ts';
+// One iteration's committed results as the answers need them in memory: per row its datapoint,
+// attempt and flag word, and a column per stored field the table of src/domain/result-row.ts marks
+// `column` (score and created_at as numbers, each numeric dimension of dimension_scores), about
+// 30 bytes a row plus 8 per dimension, never the row objects themselves. The rows are in the store
+// (ResultStore); summaries, comparisons and the choice of a list's page read these columns, and
+// only the rows a page shows are read from the store.
+import assert from 'node:assert/strict';
+import type { Roster } from '../domain/result-batch.ts';
+import { flagWordOf, rowFlags, storedFields, type StoredRow } from '../domain/result-row.ts';
 import { nextVersion } from '../query/versions.ts';
-import type { StoredRow } from './stored-row.ts';
+import type { ResultColumns } from '../views/result-columns.ts';
 
-const passedUnknown = 0;
-const passedFalse = 1;
-const passedTrue = 2;
-const passMask = 3;
-const errorFlag = 4;
-const outputFlag = 8;
 const noSlot = -1;
 
-/**
- * An iteration's results as views read them in bulk (summaries, comparisons): plain data, so
- * that the same pure functions read it in place or on a worker thread (which gets a copy). A
- * datapoint's rows are the chain head[index], next[slot], ... (-1 ends it), in attempt order.
- */
-export interface ResultColumns {
-  /** Datapoints of the version (head's length). */
-  readonly datapoints: number;
-  readonly rows: number;
-  readonly errorRows: number;
-  readonly head: Int32Array;
-  readonly next: Int32Array;
-  /** NaN where a row has no score. */
-  readonly score: Float64Array;
-  readonly flags: Uint8Array;
-  /** Each numeric dimension's column (NaN where a row has none). */
-  readonly dimensions: Readonly<Record<string, Float64Array>>;
-}
+/** The stored fields kept as a number column (NaN where a row has none). */
+const numberColumns = storedFields.filter((field) => field.column && (field.kind === 'number' || field.kind === 'time')).map((field) => field.name);
+/** The stored field kept as one column per name it holds. */
+const dimensionsField = storedFields.find((field) => field.column && field.kind === 'numbers')!.name;
 
-/** Flag bits of ResultColumns.flags. */
-export const rowFlags = { passMask, passedTrue, passedFalse, error: errorFlag } as const;
-
-/** What a row contributes to the columns: its stored form's fields that answers read from memory. */
-export type TableRow = Pick<StoredRow, 'score' | 'passed' | 'status' | 'dimension_scores' | 'created_ms' | 'has_output'>;
+type NumberColumn = (typeof numberColumns)[number];
 
 export class ResultTable {
   /** Changes whenever a row is put (query/versions.ts): answers made from the table are kept until then. */
@@ -50,14 +29,10 @@ export class ResultTable {
   private capacity = 0;
   private datapoint = new Int32Array(0);
   private attemptOf = new Int32Array(0);
-  private scoreOf = new Float64Array(0);
-  private flags = new Uint8Array(0);
+  private flags = new Uint32Array(0);
   /** The next slot of the same datapoint, by attempt (-1: none). */
   private next = new Int32Array(0);
-  /** Each row's created_at in ms. */
-  private createdMs = new Float64Array(0);
-  /** The last created_at written out: a batch's rows share one. */
-  private lastCreated = { ms: NaN, text: '' };
+  private readonly values = new Map<string, Float64Array>(numberColumns.map((name) => [name, new Float64Array(0)]));
   /** Per datapoint index, its first slot (lowest attempt), -1 when it has no row. */
   private readonly head: Int32Array;
   /** Each numeric dimension's value per slot (NaN where the row has none), while some row has it. */
@@ -65,7 +40,7 @@ export class ResultTable {
   /** How many rows have each dimension: a column no row uses any more is dropped. */
   private readonly dimensionRows = new Map<string, number>();
 
-  constructor(readonly roster: Roster) {
+  constructor(readonly roster: Roster, private readonly attemptsMax: number) {
     this.head = new Int32Array(roster.ids.length).fill(noSlot);
   }
 
@@ -89,26 +64,25 @@ export class ResultTable {
   }
 
   /** Puts the row at (index, attempt), replacing the one there. */
-  put(index: number, attempt: number, row: TableRow): void {
+  put(index: number, attempt: number, row: StoredRow): void {
+    assert.ok(Number.isInteger(index) && index >= 0 && index < this.head.length, 'a row names a datapoint of its version');
+    assert.ok(Number.isInteger(attempt) && attempt >= 0 && attempt < this.attemptsMax, 'a row names an attempt within the bound');
     let slot = this.slotOf(index, attempt);
-    if (slot === noSlot) {
-      slot = this.append(index, attempt);
-    } else if (this.flags[slot]! & errorFlag) {
-      this.errorRows--;
-    }
-    this.scoreOf[slot] = row.score ?? NaN;
-    const pass = row.passed === null ? passedUnknown : row.passed ? passedTrue : passedFalse;
-    this.flags[slot] = pass | (row.status === 'error' ? errorFlag : 0) | (row.has_output ? outputFlag : 0);
-    if (row.status === 'error') this.errorRows++;
-    this.createdMs[slot] = row.created_ms;
+    if (slot === noSlot) slot = this.append(index, attempt);
+    else if (this.flags[slot]! & rowFlags.error) this.errorRows--;
+    const word = flagWordOf(row);
+    this.flags[slot] = word;
+    if (word & rowFlags.error) this.errorRows++;
+    for (const name of numberColumns) this.values.get(name)![slot] = (row[name as NumberColumn] as number | null) ?? NaN;
     this.clearDimensions(slot);
-    const dimensions = row.dimension_scores;
+    const dimensions = row[dimensionsField];
     if (dimensions) {
       for (const name in dimensions) {
         this.dimensionColumn(name)[slot] = dimensions[name]!;
         this.dimensionRows.set(name, this.dimensionRows.get(name)! + 1);
       }
     }
+    assert.ok(this.errorRows >= 0 && this.errorRows <= this.rows, 'error rows are counted among the rows');
     this.version = nextVersion();
   }
 
@@ -122,35 +96,24 @@ export class ResultTable {
     return this.attemptOf[slot]!;
   }
 
-  /** The score, or null when the row has none. */
-  scoreAt(slot: number): number | null {
-    const score = this.scoreOf[slot]!;
-    return Number.isNaN(score) ? null : score;
+  /** A number column's value, or null when the row has none. */
+  valueAt(name: NumberColumn, slot: number): number | null {
+    const value = this.values.get(name)![slot]!;
+    return Number.isNaN(value) ? null : value;
   }
 
   passedAt(slot: number): boolean | null {
-    const pass = this.flags[slot]! & passMask;
-    return pass === passedUnknown ? null : pass === passedTrue;
+    const word = this.flags[slot]!;
+    return word & rowFlags.passedKnown ? (word & rowFlags.passedTrue) !== 0 : null;
   }
 
   isError(slot: number): boolean {
-    return (this.flags[slot]! & errorFlag) !== 0;
-  }
-
-  /** A numeric dimension's value at a slot, or NaN. */
-  dimensionAt(name: string, slot: number): number {
-    return this.dimensionColumns.get(name)?.[slot] ?? NaN;
-  }
-
-  createdAt(slot: number): string {
-    const ms = this.createdMs[slot]!;
-    if (ms !== this.lastCreated.ms) this.lastCreated = { ms, text: new Date(ms).toISOString() };
-    return this.lastCreated.text;
+    return (this.flags[slot]! & rowFlags.error) !== 0;
   }
 
   /** Whether the row keeps an output (one it is replaced by without must remove it). */
   hasOutput(slot: number): boolean {
-    return (this.flags[slot]! & outputFlag) !== 0;
+    return (this.flags[slot]! & rowFlags.hasOutput) !== 0;
   }
 
   /**
@@ -167,7 +130,7 @@ export class ResultTable {
       errorRows: this.errorRows,
       head: this.head,
       next: this.next.subarray(0, rows),
-      score: this.scoreOf.subarray(0, rows),
+      score: this.values.get('score')!.subarray(0, rows),
       flags: this.flags.subarray(0, rows),
       dimensions,
     };
@@ -208,6 +171,7 @@ export class ResultTable {
     this.next[slot] = current;
     if (previous === noSlot) this.head[index] = slot;
     else this.next[previous] = slot;
+    assert.ok(this.rows <= this.head.length * this.attemptsMax, 'a table holds at most one row per datapoint and attempt');
     return slot;
   }
 
@@ -215,10 +179,9 @@ export class ResultTable {
     const capacity = Math.max(64, this.capacity * 2);
     this.datapoint = grown(this.datapoint, capacity);
     this.attemptOf = grown(this.attemptOf, capacity);
-    this.scoreOf = grown(this.scoreOf, capacity);
     this.flags = grown(this.flags, capacity);
     this.next = grown(this.next, capacity);
-    this.createdMs = grown(this.createdMs, capacity);
+    for (const [name, column] of this.values) this.values.set(name, grown(column, capacity, NaN));
     for (const [name, column] of this.dimensionColumns) this.dimensionColumns.set(name, grown(column, capacity, NaN));
     this.capacity = capacity;
   }
@@ -229,6 +192,7 @@ export class ResultTable {
       if (Number.isNaN(column[slot]!)) continue;
       column[slot] = NaN;
       const rows = this.dimensionRows.get(name)! - 1;
+      assert.ok(rows >= 0, "a dimension's rows are never negative");
       if (rows > 0) this.dimensionRows.set(name, rows);
       else {
         this.dimensionColumns.delete(name);
@@ -247,7 +211,7 @@ export class ResultTable {
   }
 }
 
-type TypedArray = Int32Array | Float64Array | Uint8Array;
+type TypedArray = Int32Array | Uint32Array | Float64Array;
 
 function grown<T extends TypedArray>(array: T, length: number, fill?: number): T {
   const bigger = new (array.constructor as new (length: number) => T)(length);

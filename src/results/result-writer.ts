@@ -1,23 +1,28 @@
-// The one path that changes results. Batches are decided one commit at a time (src/store/
-// batch-writer.ts): whether a row is new or replaces one, and the iteration's pin, depend on what
-// is already stored, and batches waiting together share one commit. Decisions run ahead of
-// durability (the next commit is decided while the one before is flushed), so each decision sees
-// the committed tables plus what the decisions before it made (`Pending`); readers see committed
-// tables only.
-import { decideResults, type IterationLimits, type IterationResultsView, type ResolvedRow, type Roster } from '../domain/results.ts';
+// The one path that changes results. Commits are decided one at a time, each when its transaction
+// begins (src/store/batch-writer.ts): whether a row is new or replaces one, and the iteration's
+// pin, depend on what is already stored, and batches waiting together share one commit.
+// Decisions run ahead of durability (the next commit is decided while the one before is flushed),
+// so each sees the committed store plus what the commits decided before it make (`InFlight`);
+// readers see committed tables only.
+//
+// A decision returns what its commit writes and what to apply once it is durable; the writer
+// notes it in flight until the commit settles, then applies it to the store (durable) or drops it
+// (failed). The counts it keeps are asserted at every change.
+import assert from 'node:assert/strict';
+import { decideResults, type IterationLimits, type IterationResultsView, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
+import type { StoredRow } from '../domain/result-row.ts';
 import { notFound, Rejected } from '../domain/rejection.ts';
 import { BatchWriter, type Decision } from '../store/batch-writer.ts';
 import type { KvOp } from '../store/kv.ts';
-import type { ResultStore } from './result-store.ts';
-import type { StoredRow } from './stored-row.ts';
-import type { ResultTable } from './result-table.ts';
+import type { PutRow, ResultStore } from './result-store.ts';
 
 /** One batch of rows for one iteration, resolved against its version. */
 export interface ResultsWrite {
   iteration: string;
   roster: Roster;
   rows: readonly ResolvedRow[];
-  now: string;
+  /** When it is written (epoch ms): new rows' created_at, every row's updated_at. */
+  nowMs: number;
 }
 
 /** What a durable batch did. */
@@ -47,32 +52,27 @@ type Write = { kind: 'write'; weight: number; request: ResultsWrite; resolve(wri
 type Purge = { kind: 'purge'; weight: 0; alone: true; iteration: string; limit: number; resolve(done: boolean): void; reject(error: unknown): void };
 type Task = Write | Purge;
 
-interface PendingRow {
-  created_at: string;
-  hasOutput: boolean;
-  /** The decision that wrote it last. */
-  by: object;
+/** A write as decided: its rows as stored, and what the batch did once durable. */
+interface WriteCommit {
+  readonly iteration: string;
+  readonly roster: Roster;
+  readonly rows: readonly (PutRow & { readonly hasOutput: boolean })[];
+  readonly written: Written;
 }
 
-/** What decisions not yet settled made of one iteration. */
-interface Pending {
-  pinned: Roster | undefined;
-  created: number;
-  dimensions: Set<string>;
-  rows: Map<number, PendingRow>;
-  decisions: number;
+/** A purge as decided: rows removed, and the pin with them once none is left. */
+interface PurgeCommit {
+  readonly iteration: string;
+  readonly done: boolean;
+  readonly unpin: { readonly dataset: string; readonly lastPin: boolean } | null;
 }
-
-/** A write decided into a commit, or refused. */
-type Decided =
-  | { task: Write; refusal: unknown }
-  | { task: Write; rows: readonly { index: number; attempt: number; stored: StoredRow }[]; written: Written; by: object };
 
 export class ResultWriter {
   private readonly writer: BatchWriter<Task>;
-  private readonly pending = new Map<string, Pending>();
+  private readonly inFlight: InFlight;
 
   constructor(private readonly store: ResultStore, private readonly options: ResultWriterOptions) {
+    this.inFlight = new InFlight(options.limits.attemptsPerDatapointMax);
     this.writer = new BatchWriter<Task>(store.kv, {
       queueWeightMax: options.queueRowsMax,
       commitWeightMax: options.commitRowsMax,
@@ -95,115 +95,208 @@ export class ResultWriter {
     return this.writer.stop();
   }
 
-  private decidePurge(task: Purge): Decision {
-    const { ops, done } = this.store.purgeOps(task.iteration, task.limit);
-    return { ops, answer: () => task.resolve(done) };
-  }
+  // ---- writes ----
 
   private decideWrites(tasks: Write[]): Decision {
     const ops: KvOp[] = [];
-    const decided = tasks.map((task) => this.decideWrite(task, ops));
-    return {
-      ops,
-      answer: () => {
-        for (const one of decided) this.settle(one, true);
-      },
-      abandon: () => {
-        for (const one of decided) this.settle(one, false);
-      },
+    const decided = tasks.map((task) => {
+      const outcome = this.decideWrite(task.request, ops);
+      if ('commit' in outcome) this.inFlight.addWrite(outcome.commit);
+      return { task, ...outcome };
+    });
+    const settle = (durable: boolean) => {
+      for (const one of decided) {
+        if ('refusal' in one) one.task.reject(one.refusal);
+        else this.settleWrite(one.task, one.commit, durable);
+      }
     };
+    return { ops, answer: () => settle(true), abandon: () => settle(false) };
   }
 
-  /** One batch's ops (appended to `ops`), or its refusal; what it made is pending until it settles. */
-  private decideWrite(task: Write, ops: KvOp[]): Decided {
-    const { iteration, roster } = task.request;
-    if (!this.options.isLive(iteration, roster)) return { task, refusal: notFound() };
-    const table = this.store.table(iteration);
-    const pending = this.pending.get(iteration);
+  /** One batch's ops (appended to `ops`) and what it does once durable, or its refusal. */
+  private decideWrite(request: ResultsWrite, ops: KvOp[]): { commit: WriteCommit } | { refusal: unknown } {
+    const { iteration, roster } = request;
+    if (!this.options.isLive(iteration, roster)) return { refusal: notFound() };
     let decision;
     try {
-      decision = decideResults(this.viewOf(iteration, pending), task.request, this.options.limits);
+      decision = decideResults(this.viewOf(iteration), { roster, rows: request.rows, nowMs: request.nowMs }, this.options.limits);
     } catch (error) {
-      if (error instanceof Rejected) return { task, refusal: error };
+      if (error instanceof Rejected) return { refusal: error };
       throw error;
     }
     // Until the iteration's first rows are durable, every batch pins it (the same pin, again):
     // rows are never stored without their pin, whichever of the commits in flight fails.
-    if (!table) ops.push(...this.store.pinOps(iteration, roster));
-    const by = {};
-    const held = pending ?? { pinned: undefined, created: 0, dimensions: new Set<string>(), rows: new Map(), decisions: 0 };
-    this.pending.set(iteration, held);
-    held.pinned ??= roster;
-    held.created += decision.created;
-    held.decisions++;
-    const nowMs = Date.parse(task.request.now);
-    const rows = decision.rows.map((decided) => {
-      const { index, attempt } = decided.row;
-      const key = this.keyOf(index, attempt);
-      const stored = this.store.rowOps(iteration, decided, nowMs, this.keptOutput(table, held, key, index, attempt), ops);
-      held.rows.set(key, { created_at: decided.created_at, hasOutput: stored.has_output, by });
-      const dimensions = stored.dimension_scores;
-      if (dimensions) for (const name in dimensions) held.dimensions.add(name);
-      return { index, attempt, stored };
+    if (!this.store.table(iteration)) ops.push(...this.store.pinOps(iteration, roster));
+    const rows = decision.rows.map(({ row, createdMs }) => {
+      const put = { index: row.index, attempt: row.attempt, stored: storedOf(row, createdMs, request.nowMs), hasOutput: row.output !== 'null' };
+      this.store.rowOps(iteration, put, row.output, this.keepsOutput(iteration, row.index, row.attempt), ops);
+      return put;
     });
     const written = { roster, created: decision.created, replaced: decision.replaced, results: decision.rowsAfter };
-    return { task, rows, written, by };
+    return { commit: { iteration, roster, rows, written } };
   }
 
-  /** The iteration as a decision sees it: committed rows, and those decided before. */
-  private viewOf(iteration: string, pending: Pending | undefined): IterationResultsView {
-    const table = this.store.table(iteration);
-    return {
-      pinned: table?.roster ?? pending?.pinned,
-      rows: (table?.rows ?? 0) + (pending?.created ?? 0),
-      dimensions: new Set([...(table?.dimensionNames() ?? []), ...(pending?.dimensions ?? [])]),
-      existing: (index, attempt) => {
-        const decided = pending?.rows.get(this.keyOf(index, attempt));
-        if (decided) return decided;
-        const slot = table ? table.slotOf(index, attempt) : -1;
-        return slot < 0 ? undefined : { created_at: table!.createdAt(slot) };
-      },
-    };
-  }
-
-  /** Whether the row at a key keeps an output, as decided so far (a row replacing it without one removes it). */
-  private keptOutput(table: ResultTable | undefined, pending: Pending, key: number, index: number, attempt: number): boolean {
-    const decided = pending.rows.get(key);
-    if (decided) return decided.hasOutput;
-    const slot = table ? table.slotOf(index, attempt) : -1;
-    return slot >= 0 && table!.hasOutput(slot);
-  }
-
-  /** A decided batch's commit settled: readers get its rows (if durable), and it stops being pending. */
-  private settle(decided: Decided, durable: boolean): void {
-    const { task } = decided;
-    if ('refusal' in decided) {
-      task.reject(decided.refusal);
-      return;
-    }
-    const { iteration, roster } = task.request;
-    const live = durable && this.options.isLive(iteration, roster);
-    if (live) this.store.applyCommitted(iteration, roster, decided.rows);
-    this.release(iteration, decided);
-    if (!durable) return; // the writer refuses the task
-    if (live) task.resolve(decided.written);
+  /** A write's commit settled: the store takes its rows (if durable), and it is no longer in flight. */
+  private settleWrite(task: Write, commit: WriteCommit, durable: boolean): void {
+    this.inFlight.removeWrite(commit);
+    if (!durable) return; // the batch writer refuses the task
+    const live = this.options.isLive(commit.iteration, commit.roster);
+    this.store.applyWritten(commit.iteration, commit.roster, commit.rows, live);
+    if (live) task.resolve(commit.written);
     else {
-      this.options.orphaned(iteration);
+      this.options.orphaned(commit.iteration);
       task.reject(notFound());
     }
   }
 
-  private release(iteration: string, decided: Extract<Decided, { written: Written }>): void {
-    const pending = this.pending.get(iteration)!;
-    pending.created -= decided.written.created;
-    for (const { index, attempt } of decided.rows) {
-      const key = this.keyOf(index, attempt);
-      if (pending.rows.get(key)?.by === decided.by) pending.rows.delete(key);
-    }
-    if (--pending.decisions === 0) this.pending.delete(iteration);
+  /** The iteration as a decision sees it: committed rows, and those of the commits in flight. */
+  private viewOf(iteration: string): IterationResultsView {
+    const table = this.store.table(iteration);
+    const pending = this.inFlight.of(iteration);
+    return {
+      pinned: table?.roster ?? pending?.roster,
+      rows: (table?.rows ?? 0) + (pending?.created ?? 0),
+      dimensions: new Set([...(table?.dimensionNames() ?? []), ...(pending?.dimensions ?? [])]),
+      existing: (index, attempt) => {
+        const decided = pending?.rows.get(this.inFlight.keyOf(index, attempt));
+        if (decided) return { createdMs: decided.createdMs };
+        const slot = table ? table.slotOf(index, attempt) : -1;
+        return slot < 0 ? undefined : { createdMs: table!.valueAt('created_at', slot)! };
+      },
+    };
   }
 
-  private keyOf(index: number, attempt: number): number {
-    return index * this.options.limits.attemptsPerDatapointMax + attempt;
+  /** Whether the row at (index, attempt) keeps an output now (one replacing it without must remove it). */
+  private keepsOutput(iteration: string, index: number, attempt: number): boolean {
+    const decided = this.inFlight.of(iteration)?.rows.get(this.inFlight.keyOf(index, attempt));
+    if (decided) return decided.hasOutput;
+    const table = this.store.table(iteration);
+    const slot = table ? table.slotOf(index, attempt) : -1;
+    return slot >= 0 && table!.hasOutput(slot);
+  }
+
+  // ---- purges ----
+
+  private decidePurge(task: Purge): Decision {
+    const commit = this.decidePurgeOf(task.iteration, task.limit);
+    const ops = [...commit.ops];
+    if (commit.unpin) ops.push(...this.store.unpinOps(task.iteration, commit.unpin.dataset, commit.unpin.lastPin));
+    this.inFlight.addPurge(commit);
+    const settle = (durable: boolean) => {
+      this.inFlight.removePurge(commit);
+      if (!durable) return;
+      if (commit.unpin) this.store.applyUnpinned(commit.iteration, commit.unpin.dataset, commit.unpin.lastPin);
+      task.resolve(commit.done);
+    };
+    return { ops, answer: () => settle(true), abandon: () => settle(false) };
+  }
+
+  /**
+   * Up to `limit` of an iteration's rows; once none are left, its pin too (committed or in
+   * flight), and its roster when no other pin, committed or in flight, names that version.
+   */
+  private decidePurgeOf(iteration: string, limit: number): PurgeCommit & { ops: KvOp[] } {
+    const { ops, removed } = this.store.rowRemovalOps(iteration, limit);
+    if (removed === limit) return { iteration, done: false, unpin: null, ops };
+    const dataset = this.store.pinOf(iteration) ?? this.inFlight.of(iteration)?.roster.dataset;
+    if (dataset === undefined) return { iteration, done: true, unpin: null, ops };
+    const others = [...this.store.pinnedTo(dataset), ...this.inFlight.pinningTo(dataset)].filter(
+      (other) => other !== iteration && !this.inFlight.isUnpinning(other),
+    );
+    return { iteration, done: true, unpin: { dataset, lastPin: others.length === 0 }, ops };
+  }
+}
+
+/** A decided row as stored: its written fields, its times and whether an output is kept apart. */
+function storedOf(row: ResolvedRow, createdMs: number, nowMs: number): StoredRow {
+  return { ...row.fields, created_at: createdMs, updated_at: nowMs, has_output: row.output !== 'null' };
+}
+
+/** A row decided by a commit in flight. */
+interface InFlightRow {
+  readonly createdMs: number;
+  readonly hasOutput: boolean;
+  /** The commit that wrote it last. */
+  readonly by: WriteCommit;
+}
+
+/** What the commits in flight make of one iteration. */
+interface InFlightIteration {
+  roster: Roster;
+  /** Rows they create. */
+  created: number;
+  dimensions: Set<string>;
+  rows: Map<number, InFlightRow>;
+  /** Write commits in flight. */
+  commits: number;
+}
+
+/**
+ * What commits decided and not settled yet make, on top of the committed store: per iteration,
+ * its version, the rows created and the rows written; and the pins being removed.
+ */
+class InFlight {
+  private readonly iterations = new Map<string, InFlightIteration>();
+  private readonly unpinning = new Map<string, number>();
+
+  constructor(private readonly attemptsMax: number) {}
+
+  of(iteration: string): Readonly<InFlightIteration> | undefined {
+    return this.iterations.get(iteration);
+  }
+
+  /** A row's key among an iteration's rows. */
+  keyOf(index: number, attempt: number): number {
+    return index * this.attemptsMax + attempt;
+  }
+
+  addWrite(commit: WriteCommit): void {
+    let held = this.iterations.get(commit.iteration);
+    if (!held) this.iterations.set(commit.iteration, (held = { roster: commit.roster, created: 0, dimensions: new Set(), rows: new Map(), commits: 0 }));
+    assert.equal(held.roster.dataset, commit.roster.dataset, 'commits in flight for one iteration are of one version');
+    held.created += commit.written.created;
+    held.commits++;
+    for (const row of commit.rows) {
+      held.rows.set(this.keyOf(row.index, row.attempt), { createdMs: row.stored.created_at, hasOutput: row.hasOutput, by: commit });
+      for (const name in row.stored.dimension_scores ?? {}) held.dimensions.add(name);
+    }
+  }
+
+  removeWrite(commit: WriteCommit): void {
+    const held = this.iterations.get(commit.iteration);
+    assert.ok(held, 'a write settles while it is in flight');
+    held.created -= commit.written.created;
+    held.commits--;
+    assert.ok(held.created >= 0, 'rows created in flight are never negative');
+    assert.ok(held.commits >= 0, 'write commits in flight are never negative');
+    for (const row of commit.rows) {
+      const key = this.keyOf(row.index, row.attempt);
+      if (held.rows.get(key)?.by === commit) held.rows.delete(key);
+    }
+    if (held.commits > 0) return;
+    assert.equal(held.created, 0, 'no row is created in flight once no write is');
+    assert.equal(held.rows.size, 0, 'no row is written in flight once no write is');
+    this.iterations.delete(commit.iteration);
+  }
+
+  /** Iterations a write in flight pins to `dataset`. */
+  *pinningTo(dataset: string): Generator<string> {
+    for (const [iteration, held] of this.iterations) if (held.roster.dataset === dataset) yield iteration;
+  }
+
+  isUnpinning(iteration: string): boolean {
+    return this.unpinning.has(iteration);
+  }
+
+  addPurge(commit: PurgeCommit): void {
+    if (commit.unpin) this.unpinning.set(commit.iteration, (this.unpinning.get(commit.iteration) ?? 0) + 1);
+  }
+
+  removePurge(commit: PurgeCommit): void {
+    if (!commit.unpin) return;
+    const count = (this.unpinning.get(commit.iteration) ?? 0) - 1;
+    assert.ok(count >= 0, 'a purge settles while it is in flight');
+    if (count === 0) this.unpinning.delete(commit.iteration);
+    else this.unpinning.set(commit.iteration, count);
   }
 }

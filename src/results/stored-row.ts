@@ -1,78 +1,177 @@
-// A result row as the results database keeps it, apart from the store that writes it: the table's
-// columns are made from it too (result-table.ts), and result-store.ts uses the table.
-import type { ResultRecord } from '../domain/results.ts';
+// The bytes of a stored result row: the fields of src/domain/result-row.ts's table, laid out by
+// kind, in the table's order. A fixed layout rather than msgpack: msgpackr's record path cost
+// ~6 us a row inside lmdb's put (its key transitions, per key, for the row and its
+// dimension_scores), this one well under 1 us. Little-endian:
+//
+//   u8  0xc1 (the layout's mark: a byte msgpack never uses)
+//   u8  2 (the layout's version)
+//   u32 the flag word: each field's bits from bit 0, in table order (result-row.ts's fieldBits);
+//       the bits no field uses are reserved, and zero
+//   then each field's payload, in table order, where its kind has one:
+//     number   f64, when present          text     varint length, UTF-8
+//     time     f64                        hexId    hex: its bytes; text: varint length, UTF-8
+//     numbers  varint count, then each name (varint length, UTF-8) and its f64
+//
+// Stores written by earlier builds (msgpack records, then version 1 of this layout) are rewritten
+// in this layout once, when the store opens (stored-row-upgrade.ts): this codec reads one layout.
+import assert from 'node:assert/strict';
+import { bitsOf, fieldBits, usedFlagBits, type StoredRow } from '../domain/result-row.ts';
 import type { ValueCodec } from '../store/kv.ts';
 
-/**
- * A row as stored: what its key (iteration, datapoint index, attempt) and its iteration's version
- * (the datapoint's id and order) do not say (its id is its key's too: resultIdOf), times in epoch
- * ms, its output apart. A third of the bytes of the whole record: every byte is written once per
- * row and read at every start.
- */
-export interface StoredRow {
-  readonly score: number | null;
-  readonly passed: boolean | null;
-  readonly dimension_scores: Readonly<Record<string, number>> | null;
-  readonly status: ResultRecord['status'];
-  readonly error: string;
-  readonly trace_id: string | null;
-  readonly span_id: string | null;
-  readonly latency_ms: number | null;
-  readonly cost: number | null;
-  readonly created_ms: number;
-  readonly updated_ms: number;
-  /** Whether an output is kept in result-outputs. */
-  readonly has_output: boolean;
-}
-
-// ---- the stored bytes ----
-//
-// A row is written in a fixed layout rather than as msgpack: msgpackr's record path cost ~6 us a
-// row inside lmdb's put (its key transitions, per key, for the row and its dimension_scores),
-// this one ~0.3 us. Rows written before it (msgpack records with shared structures) still read:
-// the layout starts with 0xc1, a byte msgpack never uses, and anything else is msgpack (kv.ts's
-// ValueCodec). Little-endian:
-//
-//   u8  0xc1 (the layout's mark)
-//   u8  version (1)
-//   u8  flags: score, passed, passed true, latency, cost, has_output, status error, dimension_scores
-//   u8  ids: trace_id in bits 0-1, span_id in bits 2-3 (0 null, 1 lowercase hex as its bytes,
-//       2 UTF-8 text)
-//   f64 created_ms, f64 updated_ms, then f64 score, latency_ms, cost where present
-//   dimension_scores, where present: varint count, then each name (varint length, UTF-8) and f64
-//   trace_id, span_id where present: hex as 16 / 8 bytes, text as varint length and UTF-8
-//   error: varint length, UTF-8
-
 export const storedRowMark = 0xc1;
-const layoutVersion = 1;
+export const storedRowVersion = 2;
+/** Mark, version and the flag word. */
+const headerBytes = 6;
 
-const hasScore = 1;
-const hasPassed = 2;
-const passedTrue = 4;
-const hasLatency = 8;
-const hasCost = 16;
-const hasOutput = 32;
-const statusError = 64;
-const hasDimensions = 128;
-
+/** A hexId field's bits (result-row.ts's bitsOf). */
 const idNull = 0;
 const idHex = 1;
 const idText = 2;
-
-
-/** Buffer's UTF-8 and hex writers and readers without argument parsing (Node's own, on every Buffer). */
-interface FastBuffer extends Buffer {
-  utf8Write(text: string, offset: number, length?: number): number;
-  utf8Slice(start: number, end: number): string;
-  hexSlice(start: number, end: number): string;
-}
 
 /** The most bytes a varint-prefixed UTF-8 text of `text` takes. */
 function textBytesMax(text: string): number {
   return 5 + text.length * 3;
 }
 
-function writeVarint(target: Buffer, offset: number, value: number): number {
+/**
+ * The codec of the results database. Each store makes its own: it remembers the dimension names
+ * it read last (rows of an iteration repeat the same few). `checked` reads every row back as it
+ * is written and asserts it is the same (tests and debugging; about doubles a row's cost).
+ */
+export function storedRowCodec(options: { checked?: boolean } = {}): ValueCodec<StoredRow> {
+  const names = new RecentNames();
+  const codec: ValueCodec<StoredRow> = {
+    bytesMax: rowBytesMax,
+    write: (row, target, offset) => writeRow(row, target, offset),
+    read: (bytes, end) => readRow(bytes, end, names),
+  };
+  if (!options.checked) return codec;
+  return {
+    ...codec,
+    write(row, target, offset) {
+      const end = writeRow(row, target, offset);
+      assert.deepEqual(readRow(target.subarray(offset, end), end - offset, names), { ...row }, 'a stored result reads back as it was written');
+      return end;
+    },
+  };
+}
+
+function rowBytesMax(row: StoredRow): number {
+  let bytes = headerBytes;
+  for (const { field } of fieldBits) {
+    const value = (row as Record<string, unknown>)[field.name];
+    switch (field.kind) {
+      case 'number':
+      case 'time':
+        bytes += 8;
+        break;
+      case 'text':
+      case 'hexId':
+        if (typeof value === 'string') bytes += textBytesMax(value);
+        break;
+      case 'numbers':
+        if (value !== null) {
+          bytes += 5;
+          for (const name in value as object) bytes += textBytesMax(name) + 8;
+        }
+        break;
+    }
+  }
+  return bytes;
+}
+
+function writeRow(row: StoredRow, target: Buffer, start: number): number {
+  const values = row as Record<string, unknown>;
+  let flags = 0;
+  let offset = start + headerBytes;
+  for (const { field, shift } of fieldBits) {
+    const value = values[field.name];
+    const bits = bitsOf(field, value);
+    flags |= bits << shift;
+    switch (field.kind) {
+      case 'number':
+        if (bits) offset = target.writeDoubleLE(value as number, offset);
+        break;
+      case 'time':
+        offset = target.writeDoubleLE(value as number, offset);
+        break;
+      case 'status':
+        assert.ok(value === 'ok' || value === 'error', "a result's status is ok or error");
+        break;
+      case 'text':
+        offset = writeText(target, offset, value as string);
+        break;
+      case 'hexId':
+        if (bits === idHex) offset = writeHex(target, offset, value as string);
+        else if (bits === idText) offset = writeText(target, offset, value as string);
+        break;
+      case 'numbers':
+        if (bits) offset = writeNumbers(target, offset, value as Record<string, number>);
+        break;
+    }
+  }
+  target[start] = storedRowMark;
+  target[start + 1] = storedRowVersion;
+  target.writeUInt32LE(flags >>> 0, start + 2);
+  return offset;
+}
+
+/**
+ * A row of this layout. Bytes without the mark are msgpack (undefined: the store reads them as
+ * such), which the database holds only as lmdb-js's own bookkeeping (its shared structures) once
+ * upgraded; bytes with the mark and another version are refused.
+ */
+function readRow(bytes: Uint8Array, end: number, names: RecentNames): StoredRow | undefined {
+  if (bytes[0] !== storedRowMark) return undefined;
+  const source = bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, end);
+  if (source[1] !== storedRowVersion) {
+    throw new Error(`a stored result is not of layout ${storedRowVersion} (it starts ${source[0]}, ${source[1]}): the store was not upgraded when it opened`);
+  }
+  const flags = source.readUInt32LE(2);
+  const unknown = (flags & ~usedFlagBits) >>> 0;
+  if (unknown !== 0) throw new Error(`a stored result has flag bits ${unknown} this build does not know: a newer build wrote it`);
+  const reader = { offset: headerBytes };
+  const row: Record<string, unknown> = {};
+  for (const { field, shift, mask } of fieldBits) {
+    const bits = (flags >>> shift) & mask;
+    switch (field.kind) {
+      case 'number':
+        row[field.name] = bits ? readDouble(source, reader) : null;
+        break;
+      case 'time':
+        row[field.name] = readDouble(source, reader);
+        break;
+      case 'boolean':
+        row[field.name] = bits === 0 ? null : bits === 3;
+        break;
+      case 'status':
+        row[field.name] = bits ? 'error' : 'ok';
+        break;
+      case 'flag':
+        row[field.name] = bits === 1;
+        break;
+      case 'text':
+        row[field.name] = readText(source, reader);
+        break;
+      case 'hexId':
+        row[field.name] = bits === idNull ? null : bits === idText ? readText(source, reader) : readHex(source, reader, field.hexBytes!);
+        break;
+      case 'numbers':
+        row[field.name] = bits ? readNumbers(source, reader, names) : null;
+        break;
+    }
+  }
+  if (reader.offset !== end) throw new Error(`a stored result has ${end - reader.offset} bytes past its layout`);
+  return row as StoredRow;
+}
+
+// ---- payloads ----
+
+interface Reader {
+  offset: number;
+}
+
+export function writeVarint(target: Buffer, offset: number, value: number): number {
   while (value >= 0x80) {
     target[offset++] = (value & 0x7f) | 0x80;
     value >>>= 7;
@@ -81,7 +180,24 @@ function writeVarint(target: Buffer, offset: number, value: number): number {
   return offset;
 }
 
-function writeText(target: FastBuffer, offset: number, text: string): number {
+export function readVarint(source: Uint8Array, reader: Reader): number {
+  let value = 0;
+  let shift = 0;
+  for (;;) {
+    const byte = source[reader.offset++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) return value;
+    shift += 7;
+  }
+}
+
+function readDouble(source: Buffer, reader: Reader): number {
+  const value = source.readDoubleLE(reader.offset);
+  reader.offset += 8;
+  return value;
+}
+
+function writeText(target: Buffer, offset: number, text: string): number {
   const length = text.length;
   if (length < 0x80) {
     // ASCII, the usual case, byte by byte: shorter than a call into Buffer's writer.
@@ -98,191 +214,78 @@ function writeText(target: FastBuffer, offset: number, text: string): number {
   }
   const bytes = Buffer.byteLength(text, 'utf8');
   offset = writeVarint(target, offset, bytes);
-  return offset + target.utf8Write(text, offset, bytes);
+  return offset + target.write(text, offset, bytes, 'utf8');
+}
+
+export function readText(source: Buffer, reader: Reader): string {
+  const length = readVarint(source, reader);
+  const start = reader.offset;
+  reader.offset += length;
+  return length === 0 ? '' : source.toString('utf8', start, reader.offset);
 }
 
 /** Lowercase hex digits' values by character code (-1: not one). */
 const hexValue = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) hexValue['0123456789abcdef'.charCodeAt(i)] = i;
 
-/** Whether `id` is `chars` lowercase hex digits. */
-function isHex(id: string, chars: number): boolean {
-  if (id.length !== chars) return false;
-  for (let i = 0; i < chars; i++) {
-    const code = id.charCodeAt(i);
-    if (code >= 128 || hexValue[code]! < 0) return false;
-  }
-  return true;
-}
-
-/** Writes lowercase hex (checked by isHex) as its bytes. */
+/** Writes lowercase hex (bitsOf said it is) as its bytes. */
 function writeHex(target: Buffer, offset: number, id: string): number {
   for (let i = 0; i < id.length; i += 2) target[offset++] = (hexValue[id.charCodeAt(i)]! << 4) | hexValue[id.charCodeAt(i + 1)]!;
   return offset;
 }
 
-function idKind(id: string | null, hexChars: number): number {
-  return id === null ? idNull : isHex(id, hexChars) ? idHex : idText;
+export function readHex(source: Buffer, reader: Reader, bytes: number): string {
+  const start = reader.offset;
+  reader.offset += bytes;
+  return source.toString('hex', start, reader.offset);
 }
 
-export const storedRowCodec: ValueCodec<StoredRow> = {
-  bytesMax(row) {
-    let bytes = 4 + 5 * 8 + textBytesMax(row.error) + 2 * 5;
-    if (row.trace_id !== null) bytes += textBytesMax(row.trace_id);
-    if (row.span_id !== null) bytes += textBytesMax(row.span_id);
-    const dimensions = row.dimension_scores;
-    if (dimensions !== null) {
-      bytes += 5;
-      for (const name in dimensions) bytes += textBytesMax(name) + 8;
-    }
-    return bytes;
-  },
-
-  write(row, buffer, offset) {
-    const target = buffer as FastBuffer;
-    const dimensions = row.dimension_scores;
-    const trace = idKind(row.trace_id, 32);
-    const span = idKind(row.span_id, 16);
-    if (row.status !== 'ok' && row.status !== 'error') throw new Error(`a result's status is ok or error, not ${String(row.status)}`);
-    target[offset] = storedRowMark;
-    target[offset + 1] = layoutVersion;
-    target[offset + 2] =
-      (row.score !== null ? hasScore : 0) |
-      (row.passed !== null ? hasPassed | (row.passed ? passedTrue : 0) : 0) |
-      (row.latency_ms !== null ? hasLatency : 0) |
-      (row.cost !== null ? hasCost : 0) |
-      (row.has_output ? hasOutput : 0) |
-      (row.status === 'error' ? statusError : 0) |
-      (dimensions !== null ? hasDimensions : 0);
-    target[offset + 3] = trace | (span << 2);
-    offset = target.writeDoubleLE(row.created_ms, offset + 4);
-    offset = target.writeDoubleLE(row.updated_ms, offset);
-    if (row.score !== null) offset = target.writeDoubleLE(row.score, offset);
-    if (row.latency_ms !== null) offset = target.writeDoubleLE(row.latency_ms, offset);
-    if (row.cost !== null) offset = target.writeDoubleLE(row.cost, offset);
-    if (dimensions !== null) {
-      let count = 0;
-      for (const _name in dimensions) count++;
-      offset = writeVarint(target, offset, count);
-      for (const name in dimensions) {
-        offset = writeText(target, offset, name);
-        offset = target.writeDoubleLE(dimensions[name]!, offset);
-      }
-    }
-    if (trace === idHex) offset = writeHex(target, offset, row.trace_id!);
-    else if (trace === idText) offset = writeText(target, offset, row.trace_id!);
-    if (span === idHex) offset = writeHex(target, offset, row.span_id!);
-    else if (span === idText) offset = writeText(target, offset, row.span_id!);
-    return writeText(target, offset, row.error);
-  },
-
-  read(bytes, end) {
-    if (bytes[0] !== storedRowMark) return undefined;
-    const source = (bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, end)) as FastBuffer;
-    if (source[1] !== layoutVersion) throw new Error(`a stored result has layout version ${source[1]}, which this service does not read`);
-    const flags = source[2]!;
-    const ids = source[3]!;
-    const created_ms = source.readDoubleLE(4);
-    const updated_ms = source.readDoubleLE(12);
-    let offset = 20;
-    let score: number | null = null;
-    let latency_ms: number | null = null;
-    let cost: number | null = null;
-    if (flags & hasScore) {
-      score = source.readDoubleLE(offset);
-      offset += 8;
-    }
-    if (flags & hasLatency) {
-      latency_ms = source.readDoubleLE(offset);
-      offset += 8;
-    }
-    if (flags & hasCost) {
-      cost = source.readDoubleLE(offset);
-      offset += 8;
-    }
-    let dimension_scores: Record<string, number> | null = null;
-    const reader = { offset };
-    if (flags & hasDimensions) {
-      dimension_scores = {};
-      const count = readVarint(source, reader);
-      for (let i = 0; i < count; i++) {
-        const name = readName(source, reader);
-        dimension_scores[name] = source.readDoubleLE(reader.offset);
-        reader.offset += 8;
-      }
-    }
-    const trace_id = readId(source, reader, ids & 3, 16);
-    const span_id = readId(source, reader, (ids >> 2) & 3, 8);
-    const error = readText(source, reader);
-    if (reader.offset !== end) throw new Error(`a stored result has ${end - reader.offset} bytes past its layout`);
-    return {
-      score,
-      passed: flags & hasPassed ? (flags & passedTrue) !== 0 : null,
-      dimension_scores,
-      status: flags & statusError ? 'error' : 'ok',
-      error,
-      trace_id,
-      span_id,
-      latency_ms,
-      cost,
-      created_ms,
-      updated_ms,
-      has_output: (flags & hasOutput) !== 0,
-    };
-  },
-};
-
-function readVarint(source: Buffer, reader: { offset: number }): number {
-  let value = 0;
-  let shift = 0;
-  for (;;) {
-    const byte = source[reader.offset++]!;
-    value += (byte & 0x7f) * 2 ** shift;
-    if (byte < 0x80) return value;
-    shift += 7;
+function writeNumbers(target: Buffer, offset: number, numbers: Readonly<Record<string, number>>): number {
+  let count = 0;
+  for (const _name in numbers) count++;
+  offset = writeVarint(target, offset, count);
+  for (const name in numbers) {
+    offset = writeText(target, offset, name);
+    offset = target.writeDoubleLE(numbers[name]!, offset);
   }
+  return offset;
 }
 
-function readText(source: FastBuffer, reader: { offset: number }): string {
-  const length = readVarint(source, reader);
-  const start = reader.offset;
-  reader.offset += length;
-  return length === 0 ? '' : source.utf8Slice(start, reader.offset);
-}
-
-function readId(source: FastBuffer, reader: { offset: number }, kind: number, hexBytes: number): string | null {
-  if (kind === idNull) return null;
-  if (kind === idText) return readText(source, reader);
-  const start = reader.offset;
-  reader.offset += hexBytes;
-  return source.hexSlice(start, reader.offset);
+function readNumbers(source: Buffer, reader: Reader, names: RecentNames): Record<string, number> {
+  const numbers: Record<string, number> = {};
+  const count = readVarint(source, reader);
+  for (let i = 0; i < count; i++) {
+    const name = names.read(source, reader);
+    numbers[name] = readDouble(source, reader);
+  }
+  return numbers;
 }
 
 /**
- * A dimension's name: every row of an iteration repeats the same few, so the last names read are
- * kept and a name whose bytes match one is that string again (no new string per row at a start).
+ * Dimension names as read: every row of an iteration repeats the same few, so the last names
+ * read are kept and a name whose bytes match one is that string again (no new string per row at
+ * a start).
  */
-const recentNames: { bytes: Buffer; name: string }[] = [];
-let nextRecent = 0;
-function readName(source: FastBuffer, reader: { offset: number }): string {
-  const length = readVarint(source, reader);
-  const start = reader.offset;
-  reader.offset += length;
-  for (const recent of recentNames) {
-    const bytes = recent.bytes;
-    if (bytes.length !== length) continue;
-    let same = true;
-    for (let i = 0; i < length; i++) {
-      if (bytes[i] !== source[start + i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return recent.name;
+export class RecentNames {
+  private static readonly kept = 16;
+  private readonly recent: { bytes: Buffer; name: string }[] = [];
+  private next = 0;
+
+  read(source: Buffer, reader: Reader): string {
+    const length = readVarint(source, reader);
+    const start = reader.offset;
+    reader.offset += length;
+    for (const recent of this.recent) if (sameBytes(recent.bytes, source, start, length)) return recent.name;
+    const name = source.toString('utf8', start, reader.offset);
+    const entry = { bytes: Buffer.from(source.subarray(start, reader.offset)), name };
+    if (this.recent.length < RecentNames.kept) this.recent.push(entry);
+    else this.recent[this.next++ % RecentNames.kept] = entry;
+    return name;
   }
-  const name = source.utf8Slice(start, reader.offset);
-  const entry = { bytes: Buffer.from(source.subarray(start, reader.offset)), name };
-  if (recentNames.length < 16) recentNames.push(entry);
-  else recentNames[nextRecent++ % 16] = entry;
-  return name;
+}
+
+function sameBytes(bytes: Buffer, source: Buffer, start: number, length: number): boolean {
+  if (bytes.length !== length) return false;
+  for (let i = 0; i < length; i++) if (bytes[i] !== source[start + i]) return false;
+  return true;
 }

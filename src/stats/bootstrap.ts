@@ -36,12 +36,14 @@ export function bootstrapMeanInterval(
   assertDrawable(n);
   assertSeed(seed);
   const data = Float64Array.from(values);
-  const means = new Float64Array(resamples);
-  bootstrapChunkSizes(resamples).forEach((count, chunk) => {
-    const start = chunk * bootstrapChunkResamples;
-    Xoshiro128StarStar.seeded(chunkSeed(seed, chunk)).meansOfResamples(data, means.subarray(start, start + count));
-  });
-  return percentileInterval(means, confidence);
+  return percentileOfChunks(bootstrapChunkSizes(resamples).map((count, chunk) => bootstrapChunkMeans(data, chunk, count, seed)), confidence);
+}
+
+/** The percentile interval of chunks' means (chunk j's means are resamples j·1000 ...), in chunk order. */
+export function percentileOfChunks(chunks: readonly Float64Array[], confidence: number): Interval {
+  const all = new Float64Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
+  chunks.forEach((chunk, j) => all.set(chunk, j * bootstrapChunkResamples));
+  return percentileInterval(all, confidence);
 }
 
 /** The resamples of each chunk of `resamples`: bootstrapChunkResamples each, the last the rest. */

@@ -4,4 +4,4 @@ export { meanWithInterval, wilsonInterval, type Interval, type MeanEstimate } fr
 export { pairedEstimate, type PairedEstimate } from './paired.ts';
 export { mcnemar } from './mcnemar.ts';
 export { holm } from './holm.ts';
-export { bootstrapChunkMeans, bootstrapChunkResamples, bootstrapMeanInterval, percentileInterval } from './bootstrap.ts';
+export { bootstrapChunkMeans, bootstrapChunkResamples, bootstrapChunkSizes, bootstrapMeanInterval, percentileInterval, percentileOfChunks } from './bootstrap.ts';

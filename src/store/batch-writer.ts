@@ -12,7 +12,7 @@
 // order they were requested (answers, and what a writer makes readable with them, follow that
 // order); a write that succeeded was decided.
 import assert from 'node:assert/strict';
-import { ActorUnavailable } from '../actors/actor-unavailable.ts';
+import { Unavailable } from '../unavailable.ts';
 import type { Kv, KvOp } from './kv.ts';
 
 /** A unit of work and how to refuse it. */
@@ -61,12 +61,12 @@ export class BatchWriter<Task extends WriterTask> {
 
   constructor(private readonly kv: Kv, private readonly options: BatchWriterOptions<Task>) {}
 
-  /** Queues a task, or refuses it (ActorUnavailable) when stopped or when the queue is full. */
+  /** Queues a task, or refuses it (Unavailable) when stopped or when the queue is full. */
   submit(task: Task): void {
-    if (this.stopped) throw new ActorUnavailable('stopped', 5);
+    if (this.stopped) throw new Unavailable('stopped', 5);
     assert.ok(Number.isSafeInteger(task.weight) && task.weight >= 0, 'a task weighs a whole, non-negative amount');
     if (this.waitingWeight > 0 && this.waitingWeight + task.weight > this.options.queueWeightMax) {
-      throw new ActorUnavailable('mailbox_full', 1);
+      throw new Unavailable('queue_full', 1);
     }
     this.waiting.push(task);
     this.waitingWeight += task.weight;
@@ -118,7 +118,7 @@ export class BatchWriter<Task extends WriterTask> {
         // wrote nothing either, and its tasks get 503.
         decided?.abandon?.();
         if (decided) this.options.outcome(false, error);
-        const answer = decided ? new ActorUnavailable('store_failed', 1) : error;
+        const answer = decided ? new Unavailable('store_failed', 1) : error;
         for (const reject of rejects) reject(answer);
         // Nothing was taken: the writer's own assert failed when the transaction began. It is
         // nobody's answer, so it is left unhandled, which stops the process.

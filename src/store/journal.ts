@@ -29,22 +29,16 @@ export interface RecoveredStream extends StreamRef {
 }
 
 /**
- * A change of how a layer above the journal lays out its data (spans keyed another way by an
- * earlier build, say), made once when a store opens: `checkFormat` runs each one a store has not
- * had yet, before anything reads the store, and records it in `meta`. One interrupted (a crash)
- * runs again in full when the store opens next, so it must leave a store it already changed as
- * it is. The module that owns the layout registers it when it loads, so every process that reads
- * that layout has it registered before it opens a store.
+ * A change of how a layer above the journal lays out its data (spans keyed another way, result
+ * rows in a new layout), made once when a store opens: `checkFormat` runs each one a store has
+ * not had yet, before anything reads the store, and records it in `meta`. One interrupted (a
+ * crash) runs again in full when the store opens next, so it must leave what it already changed
+ * as it is. The module that owns the layout defines its upgrade; whoever opens a store hands
+ * `checkFormat` the whole list (src/store-upgrades.ts).
  */
 export interface StoreUpgrade {
   readonly name: string;
   run(kv: Kv): Promise<unknown>;
-}
-
-const storeUpgrades = new Map<string, StoreUpgrade>();
-
-export function registerStoreUpgrade(upgrade: StoreUpgrade): void {
-  storeUpgrades.set(upgrade.name, upgrade);
 }
 
 export class StoreCorruptError extends Error {
@@ -68,23 +62,23 @@ export class Journal {
   }
 
   /**
-   * Checks (or, on an empty store, writes) the format version, then runs the store upgrades the
-   * store has not had. An empty store has nothing of an earlier layout: it is written as having
-   * had them all (nothing writes to a store before its format is checked).
+   * Checks (or, on an empty store, writes) the format version, then runs the `upgrades` the store
+   * has not had, in order. An empty store has nothing of an earlier layout: it is written as
+   * having had them all (nothing writes to a store before its format is checked).
    */
-  async checkFormat(): Promise<void> {
+  async checkFormat(upgrades: readonly StoreUpgrade[]): Promise<void> {
     const found = this.meta.get<number>(['format']);
     if (found === undefined) {
       const empty = isEmpty(this.entries) && isEmpty(this.snapshots);
       if (!empty) throw new StoreCorruptError('The store holds data but no format version');
-      const upgraded = [...storeUpgrades.keys()].map((name): KvOp => ({ db: this.meta, key: ['upgraded', name], value: true }));
+      const upgraded = upgrades.map(({ name }): KvOp => ({ db: this.meta, key: ['upgraded', name], value: true }));
       await this.kv.write([{ db: this.meta, key: ['format'], value: storeFormatVersion }, ...upgraded]);
       return;
     }
     if (found !== storeFormatVersion) {
       throw new StoreCorruptError(`The store has format version ${found}; this build reads version ${storeFormatVersion}`);
     }
-    for (const upgrade of storeUpgrades.values()) {
+    for (const upgrade of upgrades) {
       if (this.meta.has(['upgraded', upgrade.name])) continue;
       await upgrade.run(this.kv);
       await this.kv.write([{ db: this.meta, key: ['upgraded', upgrade.name], value: true }]);

@@ -79,7 +79,11 @@ export interface ValueCodec<V = unknown> {
 
 export interface Kv {
   readonly kind: 'lmdb' | 'memory';
-  /** A database, by name; a codec, if any, lays out its values (it must be the same at every opening). */
+  /**
+   * A database, by name; a codec, if any, lays out its values. The same database may be opened
+   * with more than one codec (a store upgrade reads an older layout beside the current one): each
+   * handle reads and writes through its own.
+   */
   db(name: string, codec?: ValueCodec): KvDb;
   /**
    * Applies every op in one transaction, all or nothing, and resolves once it is durable.

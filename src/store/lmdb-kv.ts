@@ -141,8 +141,8 @@ function codecEncoder(codec: ValueCodec, legacy: { decode(bytes: Uint8Array): un
 export class LmdbKv implements Kv {
   readonly kind = 'lmdb' as const;
   private env: RootDatabase;
-  private readonly dbs = new Map<string, LmdbDb>();
-  private readonly codecs = new Map<string, ValueCodec | undefined>();
+  /** Each database's handles, by the codec they read and write through (none: msgpack). */
+  private readonly dbs = new Map<string, Map<ValueCodec | undefined, LmdbDb>>();
 
   constructor(readonly path: string) {
     mkdirSync(path, { recursive: true });
@@ -150,14 +150,10 @@ export class LmdbKv implements Kv {
   }
 
   db(name: string, codec?: ValueCodec): KvDb {
-    let db = this.dbs.get(name);
-    if (!db) {
-      db = new LmdbDb(openDatabase(this.env, name, codec));
-      this.dbs.set(name, db);
-      this.codecs.set(name, codec);
-    } else if (this.codecs.get(name) !== codec) {
-      throw new Error(`database ${name} is open with another codec`);
-    }
+    let handles = this.dbs.get(name);
+    if (!handles) this.dbs.set(name, (handles = new Map()));
+    let db = handles.get(codec);
+    if (!db) handles.set(codec, (db = new LmdbDb(openDatabase(this.env, name, codec))));
     return db;
   }
 
@@ -165,7 +161,7 @@ export class LmdbKv implements Kv {
   async releaseRecoveryPages(): Promise<void> {
     await this.env.close();
     this.env = openEnvironment(this.path);
-    for (const [name, db] of this.dbs) db.handle = openDatabase(this.env, name, this.codecs.get(name));
+    for (const [name, handles] of this.dbs) for (const [codec, db] of handles) db.handle = openDatabase(this.env, name, codec);
   }
 
   /**

@@ -3,7 +3,7 @@
 // records that result with no call of its own (pure: attributes in, a result row out). The row is
 // checked afterwards exactly as a posted row is; one that cannot be applied leaves the span as it
 // is (stored and counted, never refused).
-import type { ResultInput } from '../domain/results.ts';
+import type { ResultInput } from '../domain/result-row.ts';
 import type { JsonValue } from './json-text.ts';
 import type { Attributes } from './span-type.ts';
 

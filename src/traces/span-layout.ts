@@ -1,6 +1,7 @@
 // The span store's databases, and the migration of the layouts earlier builds wrote, run once
-// when the store opens (a store upgrade: Journal.checkFormat runs it before anything reads the
-// store, and records it as done), so that the store's decisions only know the current layout.
+// when the store opens (a store upgrade: createService hands it to Journal.checkFormat, which runs
+// it before anything reads the store and records it as done), so that the store's decisions only
+// know the current layout.
 //
 // Earlier builds wrote, and stores written by them may still hold:
 //   - trace entries keyed [trace_id, project] in the `traces` database, which now live in
@@ -14,7 +15,7 @@
 // the keys they leave are removed after. Nothing reads the store until the migration is done; one
 // interrupted runs again in full when the store opens next: what it copied is copied again, the
 // same, and what is of the current layout is left as it is.
-import { registerStoreUpgrade } from '../store/journal.ts';
+import type { StoreUpgrade } from '../store/journal.ts';
 import { compareKeys, type Key, type Kv, type KvDb, type KvOp } from '../store/kv.ts';
 
 /** The databases of the span store (described in span-store.ts). */
@@ -132,8 +133,7 @@ export async function migrateSpanLayout(kv: Kv, opsPerCommitMax = migrationOpsPe
   return migration;
 }
 
-/** Registered when the span store's module loads: every process that opens a span store migrates it first. */
-registerStoreUpgrade({ name: 'span-layout', run: migrateSpanLayout });
+export const spanLayoutUpgrade: StoreUpgrade = { name: 'span-layout', run: migrateSpanLayout };
 
 /** Throws when a store holds trace entries of an earlier layout: it was opened without migrating. */
 export function assertNoOlderLayout(kv: Kv): void {

@@ -37,6 +37,8 @@ export class Validator {
   private readonly bodies = new Map<string, CompiledBody>();
   private readonly queries = new Map<string, ValidateFunction>();
   private readonly numericFields = new Map<string, ReadonlyMap<string, string>>();
+  /** Each query schema's parameter defaults (read once). */
+  private readonly defaults = new Map<string, ReadonlyMap<string, unknown>>();
   /** One Ajv for bodies and one for query strings (coercing), each holding every schema; each made on first use. */
   private readonly ajvs = new Map<'body' | 'query', Ajv>();
 
@@ -85,8 +87,8 @@ export class Validator {
 
   /**
    * Validates query parameters: the last value of a repeated parameter counts, empty values are
-   * ignored (django-filter's behaviour), values longer than `valueCharsMax` are refused, and
-   * values are coerced to the schema's types.
+   * ignored (django-filter's behaviour), values longer than `valueCharsMax` are refused, values
+   * are coerced to the schema's types, and a parameter left out takes its schema's `default`.
    */
   query(id: string, raw: Readonly<Record<string, string | string[] | undefined>>, valueCharsMax = Infinity): Query {
     const validate = this.compiledQuery(id);
@@ -115,6 +117,7 @@ export class Validator {
       throw invalid(errors);
     }
     if (unreadable) throw invalid(unreadable);
+    for (const [name, value] of this.queryDefaults(id)) if (!(name in query)) query[name] = value;
     return query;
   }
 
@@ -172,6 +175,17 @@ export class Validator {
   }
 
   /** The number and integer parameters of query schema `id` (which coercion reads from strings), each with its message for a value that is none. */
+  /** A query schema's parameters that have a `default`, with it. */
+  private queryDefaults(id: string): ReadonlyMap<string, unknown> {
+    let defaults = this.defaults.get(id);
+    if (!defaults) {
+      const properties = (this.documents.get(id)!.properties ?? {}) as Record<string, AnySchemaObject>;
+      defaults = new Map(Object.entries(properties).filter(([, property]) => 'default' in property).map(([name, property]) => [name, property.default]));
+      this.defaults.set(id, defaults);
+    }
+    return defaults;
+  }
+
   private numericQueryFields(id: string): ReadonlyMap<string, string> {
     let fields = this.numericFields.get(id);
     if (!fields) {
@@ -263,14 +277,22 @@ function createAjv(coerce: boolean): Ajv {
 
 /**
  * A schema written as a pick of another's properties (a list item is its record's full form,
- * fewer fields, in an order of its own): `"x-pick": {"from": "<$id>", "properties": [...]}`
+ * fewer fields, in an order of its own): `"x-pick": {"from": "<$id>", "properties": [...]}`, or
+ * every property but some, in the source's order (`"omit": [...]` instead of `properties`),
  * becomes an object schema holding exactly those properties, each as the full schema defines it,
  * followed by the view's own computed fields, if any (`"computed": {"<name>": <schema>}`).
  */
 function picked(schema: AnySchemaObject, documents: ReadonlyMap<string, AnySchemaObject>): AnySchemaObject {
-  const { from, properties: names, computed = {} } = schema['x-pick'] as { from: string; properties: string[]; computed?: Record<string, AnySchemaObject> };
+  const { from, properties: listed, omit, computed = {} } = schema['x-pick'] as {
+    from: string;
+    properties?: string[];
+    omit?: string[];
+    computed?: Record<string, AnySchemaObject>;
+  };
   const source = documents.get(from)?.properties as Record<string, AnySchemaObject> | undefined;
   if (!source) throw new Error(`${schema.$id} picks from "${from}", which has no properties`);
+  for (const name of omit ?? []) if (!source[name]) throw new Error(`${schema.$id} omits "${name}", which ${from} does not define`);
+  const names = listed ?? Object.keys(source).filter((name) => !omit?.includes(name));
   const properties: Record<string, AnySchemaObject> = {};
   for (const name of names) {
     const property = source[name];

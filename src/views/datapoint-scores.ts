@@ -3,7 +3,7 @@
 // was run (Miller, "Adding Error Bars to Evals", 2024). Only results with status `ok` count
 // towards scores, passes and dimensions; errors are counted apart. Attempts are summed in attempt
 // order, so the same rows always give the same figures to the last bit.
-import { rowFlags, type ResultColumns } from '../results/result-table.ts';
+import { rowFlags, type ResultColumns } from './result-columns.ts';
 
 /** A datapoint's pass verdict: most of its attempts passed (a tie does not), among those that say. */
 export const verdictNone = -1;
@@ -46,10 +46,9 @@ export function datapointScores(columns: ResultColumns): DatapointScores {
         sum += score;
         scored++;
       }
-      const pass = flag & rowFlags.passMask;
-      if (pass !== 0) {
+      if (flag & rowFlags.passedKnown) {
         judged++;
-        if (pass === rowFlags.passedTrue) passes++;
+        if (flag & rowFlags.passedTrue) passes++;
       }
     }
     results[index] = rows;

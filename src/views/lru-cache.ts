@@ -15,6 +15,11 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** Whether `key` is kept (without counting as a use). */
+  has(key: K): boolean {
+    return this.entries.has(key);
+  }
+
   /** Forgets `key` (a computed answer that failed must not be kept). */
   delete(key: K): void {
     this.entries.delete(key);

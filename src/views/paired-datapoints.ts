@@ -3,7 +3,7 @@
 // flipped (pass_to_fail, fail_to_pass); otherwise the sign of its delta says whether it improved,
 // regressed or is unchanged; a datapoint scored on one side only is only_from or only_to. Pure;
 // compact typed columns, so that a large comparison's rows cross to and from a worker cheaply.
-import type { ResultColumns } from '../results/result-table.ts';
+import type { ResultColumns } from './result-columns.ts';
 import { datapointScores, verdictFailed, verdictNone, verdictPassed } from './datapoint-scores.ts';
 
 export const pairChanges = ['improved', 'regressed', 'unchanged', 'pass_to_fail', 'fail_to_pass', 'only_from', 'only_to'] as const;

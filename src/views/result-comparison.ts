@@ -7,9 +7,8 @@
 // scored on one side only is counted, not paired. Results of different dataset versions are not
 // comparable at all. Pure: the inputs are per-datapoint values (datapoint-scores.ts) and the
 // bootstrap's seed is fixed, so the same request gives the same answer.
-import type { Roster } from '../domain/results.ts';
-import type { ResultColumns } from '../results/result-table.ts';
-import { bootstrapMeanInterval } from '../stats/bootstrap.ts';
+import type { Roster } from '../domain/result-batch.ts';
+import type { ResultColumns } from './result-columns.ts';
 import { holm } from '../stats/holm.ts';
 import type { Interval } from '../stats/intervals.ts';
 import { mcnemar } from '../stats/mcnemar.ts';
@@ -32,13 +31,12 @@ interface ComparedSide {
 }
 
 /**
- * How the comparison is made: `resamples` bootstrap resamples from `seed` (0: the bootstrap
- * interval is left to the caller, who spreads its chunks over worker threads).
+ * How the comparison is made: at a confidence, by the rules of comparison-rules.ts (a test may
+ * ask for others). Its bootstrap interval is the caller's to add: it spreads the resamples over
+ * worker threads (src/results/result-answers.ts).
  */
 export interface ComparisonSettings {
   confidence: number;
-  resamples: number;
-  seed: number;
   /** Fewer paired datapoints than this is insufficient data for a verdict. */
   pairedMin: number;
   /** The datapoints listed as the largest drops and rises. */
@@ -57,13 +55,17 @@ export interface Moved {
   delta: number;
 }
 
+/**
+ * The score compared. `ci` and `ci_bootstrap` are at the comparison's confidence (on the wire,
+ * `ci95` and `ci95_bootstrap`, names the API kept from when it was always 95%).
+ */
 export interface ScoreComparison {
   mean_from: number | null;
   mean_to: number | null;
   delta: number | null;
   se: number | null;
-  ci95: Interval | null;
-  ci95_bootstrap: Interval | null;
+  ci: Interval | null;
+  ci_bootstrap: Interval | null;
   p_value: number | null;
   wilcoxon_p_value: number | null;
   correlation: number | null;
@@ -79,11 +81,12 @@ export interface PassComparison {
   mcnemar_mid_p_value: number;
 }
 
+/** A dimension compared; `ci` is at the comparison's confidence (on the wire, `ci95`). */
 export interface DimensionComparison {
   name: string;
   n: number;
   delta: number | null;
-  ci95: Interval | null;
+  ci: Interval | null;
   p_value: number | null;
   p_value_holm: number | null;
 }
@@ -93,6 +96,7 @@ export type ResultsComparison =
   | {
       comparable: true;
       confidence: number;
+      paired_min: number;
       dataset: { id: string; version: number };
       n_paired: number;
       missing_in_from: number;
@@ -135,10 +139,11 @@ export function compareResults(input: ComparisonInput, settings: ComparisonSetti
   const scoresFrom = Float64Array.from(paired, (index) => from.mean[index]!);
   const scoresTo = Float64Array.from(paired, (index) => to.mean[index]!);
   const differences = scoresTo.map((value, i) => value - scoresFrom[i]!);
-  const score = compareScores(scoresFrom, scoresTo, differences, settings);
+  const score = compareScores(scoresFrom, scoresTo, settings.confidence);
   const comparison: ResultsComparison = {
     comparable: true,
     confidence: settings.confidence,
+    paired_min: settings.pairedMin,
     dataset: input.dataset,
     n_paired: paired.length,
     missing_in_from: missingInFrom,
@@ -157,16 +162,16 @@ function sideOf(columns: ResultColumns): ComparedSide {
   return { mean, verdict, columns };
 }
 
-function compareScores(scoresFrom: Float64Array, scoresTo: Float64Array, differences: Float64Array, settings: ComparisonSettings): ScoreComparison {
-  const estimate = pairedEstimate(scoresFrom, scoresTo, settings.confidence);
-  const bootstrap = settings.resamples > 0 ? bootstrapMeanInterval(differences, settings.confidence, settings.resamples, settings.seed) : null;
+/** The score's paired figures; its bootstrap interval is added by the caller (null until then). */
+function compareScores(scoresFrom: Float64Array, scoresTo: Float64Array, confidence: number): ScoreComparison {
+  const estimate = pairedEstimate(scoresFrom, scoresTo, confidence);
   return {
     mean_from: estimate.mean_from,
     mean_to: estimate.mean_to,
     delta: estimate.delta,
     se: estimate.se,
-    ci95: estimate.ci,
-    ci95_bootstrap: bootstrap,
+    ci: estimate.ci,
+    ci_bootstrap: null,
     p_value: estimate.p_value,
     wilcoxon_p_value: estimate.wilcoxon_p_value,
     correlation: estimate.correlation,
@@ -223,7 +228,7 @@ function compareDimensions(from: ComparedSide, to: ComparedSide, confidence: num
     name,
     n: estimate.n,
     delta: estimate.delta,
-    ci95: estimate.ci,
+    ci: estimate.ci,
     p_value: estimate.p_value,
     p_value_holm: adjusted[i]!,
   }));
@@ -235,9 +240,9 @@ function compareDimensions(from: ComparedSide, to: ComparedSide, confidence: num
  * no detectable difference when it holds 0.
  */
 export function verdictOf(paired: number, score: ScoreComparison, pairedMin: number): Verdict {
-  if (paired < pairedMin || score.delta === null || score.ci95 === null) return 'insufficient_data';
-  if (score.ci95.low > 0) return 'improved';
-  if (score.ci95.high < 0) return 'regressed';
+  if (paired < pairedMin || score.delta === null || score.ci === null) return 'insufficient_data';
+  if (score.ci.low > 0) return 'improved';
+  if (score.ci.high < 0) return 'regressed';
   return 'no_detectable_difference';
 }
 

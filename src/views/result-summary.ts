@@ -3,8 +3,8 @@
 // datapoints (never over attempts), and each numeric dimension the same way as the score.
 // Every datapoint is exactly one of: scored (an ok result), errored (results, all errors) or
 // missing (no result).
-import type { Roster } from '../domain/results.ts';
-import type { ResultColumns } from '../results/result-table.ts';
+import type { Roster } from '../domain/result-batch.ts';
+import type { ResultColumns } from './result-columns.ts';
 import { meanWithInterval, wilsonInterval, type Interval } from '../stats/intervals.ts';
 import { datapointScores, dimensionMeans, present, verdictFailed, verdictPassed } from './datapoint-scores.ts';
 

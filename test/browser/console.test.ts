@@ -551,14 +551,23 @@ walk('two iterations\' results compared: the verdict first, the flips, every dat
   assert.is(await page.locator('.verdict-sentence').textContent(), verdictSentence(strict, fromName, toName));
   assert.ok((await page.locator('.dimensions-slot thead').textContent())?.includes('99% CI'));
   assert.equal(await dimensionRows(), strict.dimensions.map(asDimension));
-  await page.reload();
-  await settled(page);
-  assert.is(await page.getByLabel('Confidence').inputValue(), '0.99', 'reload keeps it');
-  assert.is(await page.locator('.verdict-sentence').textContent(), verdictSentence(strict, fromName, toName));
+  // The API's default (what the plain URL answered) leaves the URL plain again.
   await page.getByLabel('Confidence').selectOption('0.95');
   await page.waitForFunction(() => document.querySelector('.verdict-sentence')?.textContent?.includes('95% CI'));
   await settled(page);
   assert.is(new URL(page.url()).search, '', 'the default leaves the URL plain');
+  await page.getByLabel('Confidence').selectOption('0.99');
+  await page.waitForFunction(() => document.querySelector('.verdict-sentence')?.textContent?.includes('99% CI'));
+  await settled(page);
+  await page.reload();
+  await settled(page);
+  assert.is(await page.getByLabel('Confidence').inputValue(), '0.99', 'reload keeps it');
+  assert.is(await page.locator('.verdict-sentence').textContent(), verdictSentence(strict, fromName, toName));
+  // A confidence the API does not take is dropped from the URL, and the comparison shown at its default.
+  await page.goto(`${new URL(page.url()).origin}${path}?confidence=0.5`);
+  await settled(page);
+  assert.is(await page.getByLabel('Confidence').inputValue(), '0.95');
+  assert.is(new URL(page.url()).search, '');
   assertNoProblems(context);
 });
 

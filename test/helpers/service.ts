@@ -46,6 +46,7 @@ export async function start(options: StartOptions = {}): Promise<Running> {
     storage: lmdb ? 'lmdb' : 'memory',
     passwordHashCost: testPasswordHashCost,
     logger: pino({ level: 'silent' }),
+    debugChecks: true,
     ...tickingClock,
     ...rest,
     ...(dataDir ? { dataDir } : {}),

@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Journal, storeFormatVersion } from '../../src/store/journal.ts';
+import { storeUpgrades } from '../../src/store-upgrades.ts';
 import type { KvOp } from '../../src/store/kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { nanosToHex } from '../../src/traces/nanos.ts';
@@ -98,16 +99,16 @@ test("a store's format check runs the migration once, and records it; a new stor
   const journal = new Journal(kv);
   await earliestLayout(kv, 2);
   await kv.write([{ db: journal.meta, key: ['format'], value: storeFormatVersion }]);
-  await journal.checkFormat();
+  await journal.checkFormat(storeUpgrades);
   assert.equal([...kv.db('traces').keys({})], []);
   assert.equal([...kv.db('span-links').keys({})].map((key) => key.length), [5, 5, 5, 5]);
   assert.is(journal.meta.get(['upgraded', 'span-layout']), true);
   // Recorded: the next check reads nothing of the spans (an entry of the earlier layout would stay).
   await kv.write([{ db: kv.db('traces'), key: ['trace-9', project], value: { head: ['s', nanosToHex(9n), true], spans: [] } }]);
-  await journal.checkFormat();
+  await journal.checkFormat(storeUpgrades);
   assert.is([...kv.db('traces').keys({})].length, 1);
   const empty = new Journal(new MemoryKv());
-  await empty.checkFormat();
+  await empty.checkFormat(storeUpgrades);
   assert.is(empty.meta.get(['upgraded', 'span-layout']), true);
 });
 

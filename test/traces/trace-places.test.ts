@@ -2,7 +2,7 @@
 // removals and a restart.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ActorUnavailable } from '../../src/actors/actor-unavailable.ts';
+import { Unavailable } from '../../src/unavailable.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { nanosToHex } from '../../src/traces/nanos.ts';
 import { migrateSpanLayout } from '../../src/traces/span-layout.ts';
@@ -79,7 +79,7 @@ test('the places a failed commit added are forgotten by the decision after it; a
   kv.failWith = new Error('disk full');
   await writer.ingest([span(2, { trace_id: 'trace-b' }), span(3, { trace_id: 'trace-c' }), span(4, { trace_id: 'trace-a' })]).then(
     () => assert.unreachable('the commit failed'),
-    (error: unknown) => assert.instance(error, ActorUnavailable),
+    (error: unknown) => assert.instance(error, Unavailable),
   );
   // Until a decision looks, the failed commit's new places are still known (a superset reads nothing there).
   assert.equal([places('trace-a'), places('trace-b'), places('trace-c')], [[nanosToHex(1n)], [nanosToHex(2n)], [nanosToHex(3n)]]);

@@ -3,7 +3,8 @@
 // write before it has settled: until then, its batch takes the messages the actor decides.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Actor, ActorUnavailable } from '../../src/actors/actor.ts';
+import { Actor } from '../../src/actors/actor.ts';
+import { Unavailable } from '../../src/unavailable.ts';
 import { Journal } from '../../src/store/journal.ts';
 import { committedValues, environment, listKind, type Command } from '../helpers/list-actor.ts';
 
@@ -20,7 +21,7 @@ function pipelined(overrides: Parameters<typeof environment>[1] = {}) {
   const append = (value: number, command: Command = { type: 'Append', value }) =>
     actor.ask(command).then(
       () => void answers.set(value, 'ok'),
-      (error: unknown) => void answers.set(value, error instanceof ActorUnavailable ? error.reason : (error as Error).name),
+      (error: unknown) => void answers.set(value, error instanceof Unavailable ? error.reason : (error as Error).name),
     );
   /** What the store holds, recovered as a restart would. */
   const recovered = () => new Actor(listKind, 'a', { ...env, journal: new Journal(kv.inner) }, [...env.journal.streams()][0]).current;

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Actor, ActorUnavailable } from '../../src/actors/actor.ts';
+import { Actor } from '../../src/actors/actor.ts';
+import { Unavailable } from '../../src/unavailable.ts';
 import { Rejected } from '../../src/domain/rejection.ts';
 import { Journal, StoreCorruptError } from '../../src/store/journal.ts';
 import { committedValues, environment, listKind } from '../helpers/list-actor.ts';
@@ -45,8 +46,8 @@ test('a full mailbox answers unavailable at once instead of queueing', async () 
   const queued = [1, 2, 3].map((value) => actor.ask({ type: 'Append', value }));
   const overflow = actor.ask({ type: 'Append', value: 4 });
   const refusal = await overflow.then(() => null, (error: unknown) => error);
-  assert.instance(refusal, ActorUnavailable);
-  assert.is((refusal as ActorUnavailable).reason, 'mailbox_full');
+  assert.instance(refusal, Unavailable);
+  assert.is((refusal as Unavailable).reason, 'queue_full');
   release();
   await Promise.all([first, ...queued]);
   assert.equal(actor.current.values, [0, 1, 2, 3]);
@@ -74,7 +75,7 @@ test('a failed commit fails every message in it and the state returns to what is
   const failed = await Promise.allSettled([actor.ask({ type: 'Append', value: 2 }), actor.ask({ type: 'Name', name: 'n' })]);
   for (const outcome of failed) {
     assert.is(outcome.status, 'rejected');
-    assert.instance((outcome as PromiseRejectedResult).reason, ActorUnavailable);
+    assert.instance((outcome as PromiseRejectedResult).reason, Unavailable);
   }
   assert.equal(actor.current, { values: [1], name: null });
   assert.is(env.claims.ownerOf('name:n'), undefined);
@@ -185,7 +186,7 @@ test('a stopped actor refuses new messages after finishing queued ones', async (
   await actor.stop();
   await queued;
   const refusal = await actor.ask({ type: 'Append', value: 2 }).then(() => null, (error: unknown) => error);
-  assert.instance(refusal, ActorUnavailable);
+  assert.instance(refusal, Unavailable);
 });
 
 test('an event of a type its kind does not have is never written, and one found in the store stops recovery', async () => {

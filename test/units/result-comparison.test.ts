@@ -4,27 +4,29 @@
 // test/http/results-reference.test.ts; these say what the rules are.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ResultRecord, Roster } from '../../src/domain/results.ts';
+import type { Roster } from '../../src/domain/result-batch.ts';
+import type { StoredRow } from '../../src/domain/result-row.ts';
 import { ResultTable } from '../../src/results/result-table.ts';
 import { pairChanges, pairedDatapoints } from '../../src/views/paired-datapoints.ts';
 import { compareResults, incomparability, verdictOf, type ComparisonSettings } from '../../src/views/result-comparison.ts';
 
-const settings: ComparisonSettings = { confidence: 0.95, resamples: 200, seed: 7, pairedMin: 10, listedMax: 3 };
+const settings: ComparisonSettings = { confidence: 0.95, pairedMin: 10, listedMax: 3 };
 const roster = (size: number, dataset = 'dataset-1', version = 1): Roster => ({
   dataset, agent: 'agent-1', version, ids: Array.from({ length: size }, (_, i) => `dp-${i}`), orders: Array.from({ length: size }, (_, i) => 10 * i),
 });
 
-type Row = [index: number, score: number | null, fields?: Partial<ResultRecord>];
+type Row = [index: number, score: number | null, fields?: Partial<StoredRow>];
 
 function table(version: Roster, rows: Row[]): ResultTable {
-  const made = new ResultTable(version);
+  const made = new ResultTable(version, 100);
   const attempts = new Map<number, number>();
   for (const [index, score, fields = {}] of rows) {
     const attempt = attempts.get(index) ?? 0;
     attempts.set(index, attempt + 1);
     made.put(index, attempt, {
-      score, passed: null, status: 'ok', dimension_scores: null, created_ms: 0, has_output: false, ...fields,
-    } as Parameters<ResultTable['put']>[2]);
+      score, passed: null, dimension_scores: null, status: 'ok', error: '', trace_id: null, span_id: null, latency_ms: null, cost: null,
+      created_at: 0, updated_at: 0, has_output: false, ...fields,
+    });
   }
   return made;
 }
@@ -57,7 +59,7 @@ test("a side's attempts of a datapoint are averaged first: the datapoint counts 
 
 test('the verdict: under 10 paired is insufficient; else improved or regressed when the interval excludes 0', () => {
   const score = (delta: number, low: number, high: number) => ({
-    mean_from: 0, mean_to: delta, delta, se: 0.01, ci95: { low, high }, ci95_bootstrap: null, p_value: 0.5, wilcoxon_p_value: null, correlation: null,
+    mean_from: 0, mean_to: delta, delta, se: 0.01, ci: { low, high }, ci_bootstrap: null, p_value: 0.5, wilcoxon_p_value: null, correlation: null,
   });
   assert.is(verdictOf(9, score(0.5, 0.4, 0.6), 10), 'insufficient_data');
   assert.is(verdictOf(10, score(0.5, 0.4, 0.6), 10), 'improved');
@@ -74,7 +76,7 @@ test('the verdict: under 10 paired is insufficient; else improved or regressed w
 
 test('flips are counted over paired datapoints with a verdict on both sides, with McNemar on them', () => {
   const version = roster(5);
-  const pass = (passed: boolean | null): Partial<ResultRecord> => ({ passed });
+  const pass = (passed: boolean | null): Partial<StoredRow> => ({ passed });
   const from = table(version, [[0, 1, pass(true)], [1, 1, pass(true)], [2, 0, pass(false)], [3, 1, pass(null)], [4, 1, pass(true)]]);
   const to = table(version, [[0, 0, pass(false)], [1, 1, pass(true)], [2, 1, pass(true)], [3, 1, pass(true)]]);
   const { passed } = compare(version, from, to);
@@ -102,7 +104,7 @@ test('results of different versions, or a side without results, are not comparab
 
 test('every datapoint scored on either side has a change: a flip outranks the sign of its delta', () => {
   const version = roster(7);
-  const pass = (passed: boolean | null): Partial<ResultRecord> => ({ passed });
+  const pass = (passed: boolean | null): Partial<StoredRow> => ({ passed });
   const from = table(version, [[0, 0.2], [1, 0.8], [2, 0.5], [3, 0.9, pass(true)], [4, 0.1, pass(false)], [5, 0.5]]);
   const to = table(version, [[0, 0.6], [1, 0.3], [2, 0.5], [3, 0.95, pass(false)], [4, 0.05, pass(true)], [6, 0.5]]);
   const pairs = pairedDatapoints(from.columns(), to.columns());

@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Rejected } from '../../src/domain/rejection.ts';
-import { decideResults, resolveRows, resultIdOf, resultKeyOf, resultStatuses, type ResultRecord, type Roster } from '../../src/domain/results.ts';
+import { decideResults, resolveRows, type Roster } from '../../src/domain/result-batch.ts';
+import { resultIdOf, resultKeyOf, resultStatuses, type StoredRow } from '../../src/domain/result-row.ts';
 import { ResultStore } from '../../src/results/result-store.ts';
 import { ResultTable } from '../../src/results/result-table.ts';
 import { ResultWriter, type ResultsWrite } from '../../src/results/result-writer.ts';
@@ -12,7 +13,7 @@ import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { sharedValidator } from '../../src/validation/validator.ts';
 import { datapointScores, verdictFailed, verdictNone, verdictPassed } from '../../src/views/datapoint-scores.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
-import { ActorUnavailable } from '../../src/actors/actor-unavailable.ts';
+import { Unavailable } from '../../src/unavailable.ts';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const roster = (orders: number[]): Roster => ({ dataset: uuid(9999), agent: uuid(9998), version: 3, ids: orders.map((_, i) => uuid(i)), orders });
@@ -22,18 +23,14 @@ const indexOf = (version: Roster) => (id: string) => {
   return index < 0 ? undefined : index;
 };
 const now = '2026-11-28T00:00:00.000Z';
+const nowMs = Date.parse(now);
 
-function record(fields: Partial<ResultRecord> = {}): ResultRecord {
+/** A row as stored: every field with its default unless given. */
+function stored(fields: Partial<StoredRow> = {}): StoredRow {
   return {
-    id: uuid(500), datapoint: uuid(0), datapoint_order: 0, attempt: 0, score: 1, passed: null, dimension_scores: null, status: 'ok',
-    error: '', trace_id: null, span_id: null, latency_ms: null, cost: null, output: 'null', created_at: now, updated_at: now, ...fields,
+    score: 1, passed: null, dimension_scores: null, status: 'ok', error: '', trace_id: null, span_id: null, latency_ms: null, cost: null,
+    created_at: nowMs, updated_at: nowMs, has_output: false, ...fields,
   };
-}
-
-/** A row's columns as its table takes them. */
-function stored(fields: Partial<ResultRecord> = {}) {
-  const row = record(fields);
-  return { ...row, created_ms: Date.parse(row.created_at), has_output: row.output !== 'null' };
 }
 
 test('the domain statuses are the schema\'s', () => {
@@ -50,7 +47,7 @@ test('a row is resolved by id or by an order that names exactly one datapoint; e
     { datapoint_order: 0, score: 1, attempt: 10, output: 'x'.repeat(100), dimension_scores: { a: 1, b: 1, c: 1, d: 1, e: 1 } },
     { datapoint: uuid(3), datapoint_order: 7, attempt: 2, score: 0 },
   ], limits);
-  assert.equal(rows.map((row) => [row.index, row.attempt, row.fields.status, row.fields.error, row.fields.output]), [
+  assert.equal(rows.map((row) => [row.index, row.attempt, row.fields.status, row.fields.error, row.output]), [
     [3, 2, 'ok', '', 'null'], [3, 1, 'ok', '', 'null'], [0, 0, 'error', '', 'null'],
   ]);
   assert.equal(errors, [
@@ -71,18 +68,18 @@ test('a row is resolved by id or by an order that names exactly one datapoint; e
 test('a batch pins an unpinned iteration; a row already there keeps its id and created_at; bounds hold per iteration', () => {
   const version = roster([0, 1, 2]);
   const { rows } = resolveRows(version, indexOf(version), [{ datapoint_order: 0, score: 1 }, { datapoint_order: 1, score: 0, dimension_scores: { b: 1 } }], limits);
-  const batch = { roster: version, rows, now };
+  const batch = { roster: version, rows, nowMs };
   const empty = { pinned: undefined, rows: 0, dimensions: new Set<string>(), existing: () => undefined };
   const first = decideResults(empty, batch, { resultsPerIterationMax: 10, resultDimensionsPerIterationMax: 4 });
   assert.equal([first.pins, first.created, first.replaced, first.rowsAfter], [true, 2, 0, 2]);
   const again = decideResults(
-    { pinned: version, rows: 2, dimensions: new Set(['a']), existing: (index) => (index === 0 ? { created_at: '2026-01-01T00:00:00.000Z' } : undefined) },
-    { ...batch, now: '2026-12-01T00:00:00.000Z' },
+    { pinned: version, rows: 2, dimensions: new Set(['a']), existing: (index) => (index === 0 ? { createdMs: Date.parse('2026-01-01T00:00:00.000Z') } : undefined) },
+    { ...batch, nowMs: Date.parse('2026-12-01T00:00:00.000Z') },
     { resultsPerIterationMax: 3, resultDimensionsPerIterationMax: 2 },
   );
   assert.equal([again.pins, again.created, again.replaced, again.rowsAfter], [false, 1, 1, 3]);
-  assert.equal([again.rows[0]!.created_at, again.rows[0]!.replaced], ['2026-01-01T00:00:00.000Z', true]);
-  assert.equal([again.rows[1]!.created_at, again.rows[1]!.replaced], ['2026-12-01T00:00:00.000Z', false]);
+  assert.equal([again.rows[0]!.createdMs, again.rows[0]!.replaced], [Date.parse('2026-01-01T00:00:00.000Z'), true]);
+  assert.equal([again.rows[1]!.createdMs, again.rows[1]!.replaced], [Date.parse('2026-12-01T00:00:00.000Z'), false]);
   const refusal = (run: () => unknown) => {
     try {
       run();
@@ -116,8 +113,8 @@ test("a result's id is made from its iteration, datapoint index and attempt, and
 });
 
 test('a table keeps rows in columns, in datapoint then attempt order, replaced in place', () => {
-  const table = new ResultTable(roster([0, 1, 2, 3]));
-  const put = (index: number, attempt: number, fields: Partial<ResultRecord> = {}) => table.put(index, attempt, stored(fields));
+  const table = new ResultTable(roster([0, 1, 2, 3]), 1000);
+  const put = (index: number, attempt: number, fields: Partial<StoredRow> = {}) => table.put(index, attempt, stored(fields));
   put(2, 1, { score: 0.5, passed: true, dimension_scores: { accuracy: 0.25 } });
   put(2, 0, { status: 'error', score: null });
   put(0, 3);
@@ -130,17 +127,18 @@ test('a table keeps rows in columns, in datapoint then attempt order, replaced i
   assert.equal(order.slice(0, 4), [[0, 3], [2, 0], [2, 1], [3, 1]]);
   assert.equal([...table.slotsInOrder(true)].map((slot) => [table.indexAt(slot), table.attemptAt(slot)]), [...order].reverse());
   const slot = table.slotOf(2, 1);
-  assert.equal([table.scoreAt(slot), table.passedAt(slot), table.isError(slot), table.dimensionAt('accuracy', slot)], [0.5, true, false, 0.25]);
-  assert.ok(Number.isNaN(table.dimensionAt('tone', slot)), 'a dimension column added later reads NaN for earlier rows');
-  assert.is(table.dimensionAt('tone', table.slotOf(3, 100)), 1);
+  const { dimensions } = table.columns();
+  assert.equal([table.valueAt('score', slot), table.passedAt(slot), table.isError(slot), dimensions.accuracy![slot]], [0.5, true, false, 0.25]);
+  assert.ok(Number.isNaN(dimensions.tone![slot]!), 'a dimension column added later reads NaN for earlier rows');
+  assert.is(dimensions.tone![table.slotOf(3, 100)], 1);
   assert.equal(table.dimensionNames(), ['accuracy', 'tone']);
-  assert.is(table.createdAt(slot), now);
+  assert.is(table.valueAt('created_at', slot), nowMs);
   assert.is(table.slotOf(1, 0), -1);
 });
 
 test('a datapoint counts once: its ok attempts averaged in attempt order; it passes when most of its judged attempts passed, a tie not', () => {
-  const table = new ResultTable(roster([0, 1, 2, 3]));
-  const put = (index: number, attempt: number, fields: Partial<ResultRecord>) => table.put(index, attempt, stored(fields));
+  const table = new ResultTable(roster([0, 1, 2, 3]), 10);
+  const put = (index: number, attempt: number, fields: Partial<StoredRow>) => table.put(index, attempt, stored(fields));
   put(0, 0, { score: 1, passed: true });
   put(0, 1, { score: 0, passed: false });
   put(0, 2, { status: 'error', score: 0.3, passed: true });
@@ -157,7 +155,7 @@ test('a datapoint counts once: its ok attempts averaged in attempt order; it pas
 });
 
 function writerWith(kv: FaultyKv, live: { value: boolean } = { value: true }, bounds = { queueRowsMax: 100, commitRowsMax: 100 }) {
-  const store = new ResultStore(kv);
+  const store = new ResultStore(kv, { attemptsPerDatapointMax: 10, checkCodec: true });
   const orphans: string[] = [];
   const writer = new ResultWriter(store, {
     ...bounds,
@@ -171,7 +169,7 @@ function writerWith(kv: FaultyKv, live: { value: boolean } = { value: true }, bo
 
 function batch(version: Roster, orders: number[], idBase: number): ResultsWrite {
   const { rows } = resolveRows(version, indexOf(version), orders.map((order) => ({ datapoint_order: order, score: order })), limits);
-  return { iteration: 'iteration-1', roster: version, rows, now: `2026-11-28T00:00:00.${String(idBase).padStart(3, '0')}Z` };
+  return { iteration: 'iteration-1', roster: version, rows, nowMs: Date.parse(`2026-11-28T00:00:00.${String(idBase).padStart(3, '0')}Z`) };
 }
 
 test('batches decided while earlier ones are in flight see their rows: a row written twice is created once', async () => {
@@ -186,7 +184,7 @@ test('batches decided while earlier ones are in flight see their rows: a row wri
   assert.equal([(await first).created, (await first).replaced], [2, 0]);
   assert.equal([(await second).created, (await second).replaced, (await second).results], [1, 1, 3]);
   const table = store.table('iteration-1')!;
-  assert.equal([table.rows, table.createdAt(table.slotOf(1, 0))], [3, '2026-11-28T00:00:00.100Z'], 'the row replaced kept its creation');
+  assert.equal([table.rows, table.valueAt('created_at', table.slotOf(1, 0))], [3, Date.parse('2026-11-28T00:00:00.100Z')], 'the row replaced kept its creation');
   assert.is([...store.rows.keys({})].length, 3);
   await writer.stop();
 });
@@ -198,7 +196,7 @@ test('a failed commit leaves nothing pending: the next batch pins again and coun
   kv.failWith = new Error('disk full');
   await writer.write(batch(version, [0, 1], 100)).then(
     () => assert.unreachable('the commit failed'),
-    (error: unknown) => assert.instance(error, ActorUnavailable),
+    (error: unknown) => assert.instance(error, Unavailable),
   );
   kv.failWith = null;
   assert.is(store.table('iteration-1'), undefined);
@@ -239,7 +237,7 @@ test('rows waiting are bounded (503 past LIMIT_RESULT_QUEUE_ROWS_MAX), and one c
   const waiting = [writer.write(batch(version, [1, 2], 200)), writer.write(batch(version, [3], 300))];
   await writer.write(batch(version, [4], 400)).then(
     () => assert.unreachable('the queue is full'),
-    (error: unknown) => assert.equal([(error as ActorUnavailable).reason, (error as ActorUnavailable).retryAfterSeconds], ['mailbox_full', 1]),
+    (error: unknown) => assert.equal([(error as Unavailable).reason, (error as Unavailable).retryAfterSeconds], ['queue_full', 1]),
   );
   release();
   await Promise.all([held, ...waiting]);

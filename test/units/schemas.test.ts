@@ -7,6 +7,7 @@ import {
   agentBlankText, agentDefaults, agentWritableFields, iterationBlankText, iterationStatuses, iterationWritableFields, jobBlankText, jobStatuses,
   jobTypes, jobWritableFields, projectDefaults,
 } from '../../src/domain/records.ts';
+import { keyFields, storedFields, type FieldKind } from '../../src/domain/result-row.ts';
 import { sharedValidator, Validator } from '../../src/validation/validator.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,7 +52,8 @@ test('every view picked from a record\'s schema holds each picked field exactly 
   const views = [...documents.values()].filter((schema) => schema['x-pick']);
   assert.ok(views.length >= 7, `${views.length} picked views`);
   for (const view of views) {
-    const { from, properties: names, computed = {} } = view['x-pick'] as { from: string; properties: string[]; computed?: object };
+    const { from, properties: listed, omit = [], computed = {} } = view['x-pick'] as { from: string; properties?: string[]; omit?: string[]; computed?: object };
+    const names = listed ?? Object.keys(properties(from)).filter((name) => !omit.includes(name));
     assert.is(view.additionalProperties, false, view.$id);
     assert.equal(view.required, [...names, ...Object.keys(computed)], `${view.$id}: every field required, picked ones first`);
     for (const name of names) assert.equal((view.properties as Record<string, unknown>)[name], properties(from)[name], `${view.$id} ${name}`);
@@ -64,6 +66,32 @@ test('no response schema writes an enum of a record again: the views of iteratio
     .filter((schema) => JSON.stringify(schema).includes('"enum":["keep","discard"'))
     .map((schema) => schema.$id);
   assert.equal(written, []);
+});
+
+test('a result row is described once: the field table is the response schema\'s fields, each of the type its kind stores, and clients write its writable fields', () => {
+  const response = properties('results.result-response') as Record<string, Record<string, unknown>>;
+  const wire = storedFields.filter((field) => field.wire);
+  assert.equal([...keyFields, ...wire.map((field) => field.name), 'output'].sort(), Object.keys(response).sort());
+  const schemaOfKind: Record<FieldKind, unknown> = {
+    number: { type: ['number', 'null'] },
+    boolean: { type: ['boolean', 'null'] },
+    status: { $ref: 'results.fields#/$defs/status' },
+    flag: { type: 'boolean' },
+    text: { type: 'string' },
+    hexId: { type: ['string', 'null'] },
+    numbers: { $ref: 'results.fields#/$defs/dimensionScores' },
+    time: { type: 'string', format: 'date-time' },
+  };
+  for (const field of wire) {
+    const { description: _, pattern: __, ...schema } = response[field.name]!;
+    assert.equal(schema, schemaOfKind[field.kind], field.name);
+  }
+  const write = documents.get('results.results-write')!.properties as { results: { items: { properties: Record<string, unknown> } } };
+  const addressing = ['datapoint', 'datapoint_order', 'attempt', 'output'];
+  assert.equal(
+    storedFields.filter((field) => field.writable).map((field) => field.name).sort(),
+    Object.keys(write.results.items.properties).filter((name) => !addressing.includes(name)).sort(),
+  );
 });
 
 test('a pick of a property its source does not define stops the load', () => {

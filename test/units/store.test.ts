@@ -3,6 +3,7 @@ import { open } from 'lmdb';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Journal, StoreCorruptError, storeFormatVersion } from '../../src/store/journal.ts';
+import { storeUpgrades } from '../../src/store-upgrades.ts';
 import { compareKeys, prefixEnd, RequiredKeyMissing, type Kv } from '../../src/store/kv.ts';
 import { LmdbKv } from '../../src/store/lmdb-kv.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
@@ -90,11 +91,11 @@ test('a late write is made when its turn comes and applies only if the key it re
 test('a new store gets the format version; a store of another version is refused', () =>
   withBoth(async (kv) => {
     const journal = new Journal(kv);
-    await journal.checkFormat();
+    await journal.checkFormat(storeUpgrades);
     assert.is(journal.meta.get(['format']), storeFormatVersion);
     await kv.write([{ db: journal.meta, key: ['format'], value: storeFormatVersion + 1 }]);
     try {
-      await journal.checkFormat();
+      await journal.checkFormat(storeUpgrades);
       assert.unreachable('a newer format was accepted');
     } catch (error) {
       assert.instance(error, StoreCorruptError);
@@ -106,7 +107,7 @@ test('data without a format version is refused rather than guessed at', () =>
   withBoth(async (kv) => {
     const journal = new Journal(kv);
     await kv.write([journal.appendOp({ kind: 'job', id: 'j' }, 1, [])]);
-    const refusal = await journal.checkFormat().then(() => null, (error: unknown) => error);
+    const refusal = await journal.checkFormat(storeUpgrades).then(() => null, (error: unknown) => error);
     assert.instance(refusal, StoreCorruptError);
   }));
 

@@ -7,7 +7,8 @@ import { agentWritableFields, pickPresent, type Agent } from '../../domain/recor
 import { timestamp } from '../../clock.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
-import { noContent, reply, replyRecord, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
+import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
+import type { RecordCollaborators } from '../record-collaborators.ts';
 
 /** What these routes use. */
 export interface AgentCollaborators extends RecordCollaborators {

@@ -17,7 +17,8 @@ import { diffPage, type DatapointChange, type DatasetDiff } from '../../views/da
 import { keptAnswer, LruCache } from '../../views/lru-cache.ts';
 import { fail } from '../errors.ts';
 import { datapointJson, datasetChangeJson, datasetDiffSummaryJson, datasetJsonText, datasetListItemJson } from '../representations.ts';
-import { noContent, reply, replyJsonText, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
+import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
+import type { RecordCollaborators } from '../record-collaborators.ts';
 
 const datasetFields = ['generator_model', 'metadata', 'name', 'policy_hash', 'source'];
 

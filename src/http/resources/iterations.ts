@@ -11,7 +11,8 @@ import { timestamp } from '../../clock.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import { fail, or404 } from '../errors.ts';
 import { iterationJson } from '../representations.ts';
-import { noContent, replyRecord, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
+import { noContent, replyRecord, type ApiContext, type Route } from '../route.ts';
+import type { RecordCollaborators } from '../record-collaborators.ts';
 
 /** The fields an update changes in place; `job` moves the iteration instead. */
 const changeFields = iterationWritableFields.filter((field) => field !== 'job');

@@ -11,7 +11,8 @@ import { timestamp } from '../../clock.ts';
 import type { Limits } from '../../config.ts';
 import { or404 } from '../errors.ts';
 import { jobJson, jobListItemJson, jobLiveFields, progressPointJson, progressSummaryJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import type { RecordCollaborators } from '../record-collaborators.ts';
 
 const agentElsewhere = () => invalid({ agent: ['This agent belongs to another project than the job.'] });
 

@@ -8,7 +8,8 @@ import { timestamp } from '../../clock.ts';
 import type { ReadModel } from '../../read-model.ts';
 import { fail, or404 } from '../errors.ts';
 import { membershipJson, projectJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type RecordCollaborators, type Route } from '../route.ts';
+import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import type { RecordCollaborators } from '../record-collaborators.ts';
 
 const projectFields = ['name', 'slug', 'description', 'is_active', 'settings'];
 

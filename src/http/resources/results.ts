@@ -5,16 +5,16 @@
 // their own store (src/results/), and only the rows a page shows are read from it.
 import type { Limits } from '../../config.ts';
 import type { Dataset, JobIteration } from '../../domain/records.ts';
-import { resultKeyOf, type ResultInput } from '../../domain/results.ts';
+import { resultKeyOf, type ResultInput } from '../../domain/result-row.ts';
 import type { ReadModel } from '../../read-model.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
-import { resultRows, type ResultRef } from '../../results/result-rows.ts';
-import type { ResultViews } from '../../results/result-views.ts';
-import type { Results } from '../../results/results.ts';
+import { resultRows, type ResultRef } from '../../results/result-list.ts';
+import type { ResultAnswers } from '../../results/result-answers.ts';
+import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { Tenancy } from '../../tenancy.ts';
 import { or404 } from '../errors.ts';
 import type { Lists } from '../pages.ts';
-import { jobSummaryItemJson, resultJson, resultListItemJson, resultSummaryJson } from '../representations.ts';
+import { jobSummaryItemJson, resultJson, resultListItemJson, resultsWrittenJson, resultSummaryJson } from '../representations.ts';
 import { reply, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
@@ -22,13 +22,13 @@ export interface ResultCollaborators {
   readModel: ReadModel;
   tenancy: Tenancy;
   lists: Lists;
-  results: Results;
+  results: ResultKeeper;
   resultIntake: ResultIntake;
-  resultViews: ResultViews;
+  resultAnswers: ResultAnswers;
   limits: Limits;
 }
 
-export function resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultViews, limits }: ResultCollaborators): Route[] {
+export function resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }: ResultCollaborators): Route[] {
   const { store } = results;
 
   const visibleIteration = (ctx: ApiContext, id = ctx.params.id!): JobIteration =>
@@ -37,7 +37,7 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
   const listResults = lists.endpoint<ResultRef, unknown>({
     schema: 'results.list-query',
     serialize: (ref) => ref,
-    text: (ref) => JSON.stringify(resultListItemJson(ref.iteration, or404(store.listedRow(ref.iteration, ref.roster, ref.index, ref.attempt)))),
+    text: (ref) => JSON.stringify(resultListItemJson(or404(store.listedRow(ref.iteration, ref.roster, ref.index, ref.attempt)))),
   });
 
   return [
@@ -57,7 +57,7 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
         const visible = (dataset: Dataset) => tenancy.canSee(principal, dataset.project);
         const roster = resultIntake.rosterFor(iteration, body.dataset as string | null | undefined, visible);
         const written = await resultIntake.writeAll(iteration, roster, body.results as ResultInput[]);
-        reply(ctx, 200, { dataset: roster.dataset, created: written.created, replaced: written.replaced, results_count: written.results });
+        reply(ctx, 200, resultsWrittenJson(written));
       },
     },
     {
@@ -82,7 +82,7 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
       errors: [503],
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        reply(ctx, 200, resultSummaryJson(iteration.id, await resultViews.summary(iteration.id)));
+        reply(ctx, 200, resultSummaryJson(iteration.id, await resultAnswers.summary(iteration.id)));
       },
     },
     {
@@ -96,7 +96,7 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
         const table = or404(store.table(iteration.id));
         const key = or404(resultKeyOf(iteration.id, ctx.params.result_id!));
         const record = or404(store.row(iteration.id, table.roster, key.index, key.attempt));
-        reply(ctx, 200, resultJson(iteration.id, record));
+        reply(ctx, 200, resultJson(record));
       },
     },
     {
@@ -110,7 +110,7 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
       async handle(ctx) {
         const job = tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (found) => found.project);
         const withResults = readModel.iterationsOf(job).filter((iteration) => results.store.table(iteration.id));
-        const summaries = await Promise.all(withResults.map((iteration) => resultViews.summary(iteration.id)));
+        const summaries = await resultAnswers.summariesOf(withResults.map((iteration) => iteration.id));
         reply(ctx, 200, { job: job.id, iterations: summaries.map((summary, i) => jobSummaryItemJson(withResults[i]!.id, summary)) });
       },
     },

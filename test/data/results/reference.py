@@ -236,6 +236,7 @@ def comparison(rows_from, rows_to, size, confidence):
     return {
         'comparable': True,
         'confidence': confidence,
+        'paired_min': PAIRED_MIN,
         'n_paired': len(pairs),
         'missing_in_from': sum(1 for i in range(size) if before[i]['mean'] is None and after[i]['mean'] is not None),
         'missing_in_to': sum(1 for i in range(size) if before[i]['mean'] is not None and after[i]['mean'] is None),

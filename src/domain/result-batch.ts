@@ -1,52 +1,10 @@
-// Results per datapoint: how one candidate (a job iteration) did on each datapoint of one dataset
-// version, one row per (iteration, datapoint, attempt). This module is the pure part: a batch's
-// rows resolved against the version they name, and what writing them decides against what the
-// iteration already holds. Ids and time come in with the batch; nothing is read from a store.
-import type { Dataset, Json, Timestamp, Uuid } from './records.ts';
+// A batch of results (rows as result-row.ts describes them, one per iteration, datapoint and
+// attempt): its rows resolved against the dataset version they name, and what writing them
+// decides against what the iteration already holds. Pure: ids and time come in with the batch;
+// nothing is read from a store.
+import type { Dataset, Uuid } from './records.ts';
 import { invalid, invalidPk, type FieldErrors } from './rejection.ts';
-
-export const resultStatuses = ['ok', 'error'] as const;
-export type ResultStatus = (typeof resultStatuses)[number];
-
-/** A row as a client sends it (validated against schemas/results/results-write.json). */
-export interface ResultInput {
-  datapoint?: Uuid | null;
-  datapoint_order?: number | null;
-  attempt?: number | null;
-  score?: number | null;
-  passed?: boolean | null;
-  dimension_scores?: Readonly<Record<string, number>> | null;
-  status?: ResultStatus | null;
-  error?: string | null;
-  trace_id?: string | null;
-  span_id?: string | null;
-  latency_ms?: number | null;
-  cost?: number | null;
-  output?: Json;
-}
-
-/**
- * A stored row, in its wire shape less `iteration` (its key names it). `output` is kept as its
- * JSON text: only the detail shows it, and its size was measured in that form.
- */
-export interface ResultRecord {
-  readonly id: Uuid;
-  readonly datapoint: Uuid;
-  readonly datapoint_order: number;
-  readonly attempt: number;
-  readonly score: number | null;
-  readonly passed: boolean | null;
-  readonly dimension_scores: Readonly<Record<string, number>> | null;
-  readonly status: ResultStatus;
-  readonly error: string;
-  readonly trace_id: string | null;
-  readonly span_id: string | null;
-  readonly latency_ms: number | null;
-  readonly cost: number | null;
-  readonly output: string;
-  readonly created_at: Timestamp;
-  readonly updated_at: Timestamp;
-}
+import { storedFields, writtenDefault, type ResultInput, type WrittenFields } from './result-row.ts';
 
 /**
  * The datapoints of one dataset version as results name them: a datapoint's index is its
@@ -73,12 +31,17 @@ export function rosterOf(dataset: Dataset): Roster {
   };
 }
 
-/** A row resolved against its version: the datapoint's index, and every field with its default. */
+/** A row resolved against its version: the datapoint's index, every written field (with its default) and the output as JSON text. */
 export interface ResolvedRow {
   readonly index: number;
   readonly attempt: number;
-  readonly fields: Omit<ResultRecord, 'id' | 'created_at' | 'updated_at'>;
+  readonly fields: WrittenFields;
+  /** 'null' when the row has none (it is not kept). */
+  readonly output: string;
 }
+
+/** The stored fields a client or a worker writes. */
+const writtenFields = storedFields.filter((field) => field.writable);
 
 export interface ResultLimits {
   attemptsPerDatapointMax: number;
@@ -139,7 +102,7 @@ function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, li
     errors.attempt = [`Ensure this value is less than or equal to ${limits.attemptsPerDatapointMax - 1}.`];
     failed = true;
   }
-  const status: ResultStatus = input.status ?? 'ok';
+  const status = input.status ?? 'ok';
   const score = input.score ?? null;
   if (score === null && status === 'ok') {
     errors.score = [input.score === null ? 'This field may not be null.' : 'This field is required.'];
@@ -157,27 +120,17 @@ function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, li
     failed = true;
   }
   if (index === undefined || failed) return { errors };
-  return {
-    row: {
-      index,
-      attempt,
-      fields: {
-        datapoint: roster.ids[index]!,
-        datapoint_order: roster.orders[index]!,
-        attempt,
-        score,
-        passed: input.passed ?? null,
-        dimension_scores: dimensions,
-        status,
-        error: input.error ?? '',
-        trace_id: input.trace_id?.toLowerCase() ?? null,
-        span_id: input.span_id?.toLowerCase() ?? null,
-        latency_ms: input.latency_ms ?? null,
-        cost: input.cost ?? null,
-        output,
-      },
-    },
-  };
+  return { row: { index, attempt, fields: writtenOf(input), output } };
+}
+
+/** The written fields of a row: each as sent, else its default; ids in lower case. */
+function writtenOf(input: ResultInput): WrittenFields {
+  const fields: Record<string, unknown> = {};
+  for (const field of writtenFields) {
+    const value = (input as Record<string, unknown>)[field.name] ?? writtenDefault(field.kind);
+    fields[field.name] = field.kind === 'hexId' && typeof value === 'string' ? value.toLowerCase() : value;
+  }
+  return fields as WrittenFields;
 }
 
 function countKeys(object: object): number {
@@ -240,14 +193,15 @@ export interface IterationResultsView {
   readonly rows: number;
   /** The names of the numeric dimensions its rows have. */
   readonly dimensions: ReadonlySet<string>;
-  /** The creation time of the row at (index, attempt), if there is one. */
-  existing(index: number, attempt: number): { created_at: Timestamp } | undefined;
+  /** The creation time (epoch ms) of the row at (index, attempt), if there is one. */
+  existing(index: number, attempt: number): { createdMs: number } | undefined;
 }
 
 export interface ResultsBatch {
   readonly roster: Roster;
   readonly rows: readonly ResolvedRow[];
-  readonly now: Timestamp;
+  /** Epoch ms. */
+  readonly nowMs: number;
 }
 
 export interface IterationLimits {
@@ -258,7 +212,8 @@ export interface IterationLimits {
 /** A row as decided: new (created now) or replacing the one there (its created_at kept). */
 export interface DecidedRow {
   readonly row: ResolvedRow;
-  readonly created_at: Timestamp;
+  /** Epoch ms. */
+  readonly createdMs: number;
   readonly replaced: boolean;
 }
 
@@ -286,9 +241,9 @@ export function decideResults(view: IterationResultsView, batch: ResultsBatch, l
   let created = 0;
   const rows = batch.rows.map((row): DecidedRow => {
     const existing = view.existing(row.index, row.attempt);
-    if (existing) return { row, created_at: existing.created_at, replaced: true };
+    if (existing) return { row, createdMs: existing.createdMs, replaced: true };
     created++;
-    return { row, created_at: batch.now, replaced: false };
+    return { row, createdMs: batch.nowMs, replaced: false };
   });
   const rowsAfter = view.rows + created;
   if (rowsAfter > limits.resultsPerIterationMax) {
@@ -307,35 +262,4 @@ export function decideResults(view: IterationResultsView, batch: ResultsBatch, l
 /** Why a batch of another version is refused once an iteration is pinned. */
 export function pinnedElsewhere(pinned: Roster): string {
   return `This iteration's results are of dataset version ${pinned.version} (${pinned.dataset}); results of another version need another iteration.`;
-}
-
-/**
- * A result's id, made from what names the row: its iteration, its datapoint's index in the
- * version and its attempt. The same row always has the same id (a replaced row keeps it, a
- * client can retry without learning it), nothing is stored for it, and the row is found from its
- * id without an index. The layout is a UUID of version 8 (RFC 9562's custom version):
- *
- *   iiiiiiii-iiii-8aaa-8000-0000xxxxxxxx
- *
- * i: the iteration id's first 48 bits (rows of another iteration do not resolve in this one);
- * aaa: the attempt (12 bits); xxxxxxxx: the datapoint's index (32 bits).
- */
-export function resultIdOf(iteration: Uuid, index: number, attempt: number): Uuid {
-  return `${iteration.slice(0, 13)}-8${hex(attempt, 3)}-8000-0000${hex(index, 8)}`;
-}
-
-/** The (index, attempt) a result id names in `iteration`, or undefined when it names none there. */
-export function resultKeyOf(iteration: Uuid, id: Uuid): { index: number; attempt: number } | undefined {
-  if (id.length !== 36 || id.slice(0, 13) !== iteration.slice(0, 13) || id.slice(13, 15) !== '-8' || id.slice(18, 28) !== '-8000-0000') return undefined;
-  const attempt = parseHex(id.slice(15, 18));
-  const index = parseHex(id.slice(28));
-  return attempt === undefined || index === undefined ? undefined : { index, attempt };
-}
-
-function hex(value: number, digits: number): string {
-  return value.toString(16).padStart(digits, '0');
-}
-
-function parseHex(text: string): number | undefined {
-  return /^[0-9a-f]+$/.test(text) ? parseInt(text, 16) : undefined;
 }

@@ -1,16 +1,16 @@
-// Results as the service runs them: the store, its one writer, and the removal of results whose
+// Results as the service keeps them: the store, its one writer, and the removal of results whose
 // iteration (or its version's agent) is gone. Removal runs in bounded batches through the same
 // writer as writes, in the background: results of a gone iteration are never answered again from
 // the moment it goes (`sweep`), and are removed from the store right after, or at the next start
 // if the service stops first.
 import type { Logger } from 'pino';
 import type { Limits } from '../config.ts';
-import type { Roster } from '../domain/results.ts';
+import type { Roster } from '../domain/result-batch.ts';
 import type { Kv } from '../store/kv.ts';
 import { ResultStore } from './result-store.ts';
 import { ResultWriter, type ResultsWrite, type Written } from './result-writer.ts';
 
-export interface ResultsOptions {
+export interface ResultKeeperOptions {
   kv: Kv;
   limits: Readonly<Limits>;
   logger: Logger;
@@ -18,9 +18,11 @@ export interface ResultsOptions {
   isLive(iteration: string, roster: Roster): boolean;
   /** Every commit's outcome (store health). */
   outcome(ok: boolean, error?: unknown): void;
+  /** Read every row back as it is stored and assert it is the same (tests, debugging). */
+  checkCodec?: boolean;
 }
 
-export class Results {
+export class ResultKeeper {
   readonly store: ResultStore;
   private readonly writer: ResultWriter;
   /** Iterations whose rows are being removed. */
@@ -29,9 +31,9 @@ export class Results {
   private orphans: string[] = [];
   private sweepScheduled = false;
 
-  constructor(private readonly options: ResultsOptions) {
+  constructor(private readonly options: ResultKeeperOptions) {
     const { limits } = options;
-    this.store = new ResultStore(options.kv);
+    this.store = new ResultStore(options.kv, { attemptsPerDatapointMax: limits.attemptsPerDatapointMax, checkCodec: options.checkCodec });
     this.writer = new ResultWriter(this.store, {
       queueRowsMax: limits.resultQueueRowsMax,
       commitRowsMax: limits.resultCommitRowsMax,
@@ -63,7 +65,7 @@ export class Results {
    * being answered now and are removed in the background.
    */
   sweep(): void {
-    for (const [iteration, roster] of [...this.store.pinned()]) {
+    for (const [iteration, roster] of [...this.store.pinnedIterations()]) {
       if (this.options.isLive(iteration, roster)) continue;
       this.store.forget(iteration);
       this.purgeInBackground(iteration);

@@ -9,7 +9,7 @@ import { comparatorFor, type OrderKey } from '../query/ordering.ts';
 import type { Page } from '../query/pagination.ts';
 import { readPage } from '../query/read-page.ts';
 import { nextVersion } from '../query/versions.ts';
-import type { Roster } from '../domain/results.ts';
+import type { Roster } from '../domain/result-batch.ts';
 import type { ResultTable } from './result-table.ts';
 
 /** A row as lists filter and order it. */
@@ -66,7 +66,7 @@ function* refs(iteration: string, table: ResultTable, reverse: boolean, attempts
       datapoint: roster.ids[index]!,
       datapoint_order: roster.orders[index]!,
       attempt,
-      score: table.scoreAt(slot),
+      score: table.valueAt('score', slot),
       passed: table.passedAt(slot),
       status: table.isError(slot) ? 'error' : 'ok',
     };

@@ -1,13 +1,15 @@
 // What results add up to, as the routes answer it: an iteration's summary, two iterations'
-// comparison and their paired datapoints. Each is computed by the compute pool (off the event loop
-// when it is heavy) from the tables' columns, kept while both tables are unchanged (a table's
-// version changes with every write), and shared by concurrent requests for the same answer. What
-// needs the store (datapoint ids, traces) is added here, after the computation.
+// comparison and their paired datapoints. The computations are the pure views of src/views/; this
+// module runs them on the compute pool (off the event loop when heavy), keeps each answer while
+// both tables are unchanged (a table's version changes with every write), shares one computation
+// among concurrent requests for the same answer, and adds what needs the store (datapoint ids,
+// traces) after the computation.
 import type { ComputePool } from '../compute/compute-pool.ts';
 import { summaryMicros } from '../compute/compute-tasks.ts';
-import { bootstrapChunkResamples, bootstrapChunkSizes, percentileInterval } from '../stats/bootstrap.ts';
+import type { Roster } from '../domain/result-batch.ts';
+import { bootstrapChunkSizes, percentileOfChunks } from '../stats/bootstrap.ts';
 import type { Interval } from '../stats/intervals.ts';
-import type { Roster } from '../domain/results.ts';
+import { comparisonRules } from '../views/comparison-rules.ts';
 import { keptAnswer, LruCache } from '../views/lru-cache.ts';
 import type { PairedDatapoints } from '../views/paired-datapoints.ts';
 import { incomparability, type Moved, type ResultsComparison } from '../views/result-comparison.ts';
@@ -15,26 +17,19 @@ import { emptySummary, summaryOf, type ResultSummary } from '../views/result-sum
 import type { ResultStore } from './result-store.ts';
 import type { ResultTable } from './result-table.ts';
 
-export interface ResultViewLimits {
+export interface ResultAnswerLimits {
   summaryCacheEntriesMax: number;
   comparisonCacheEntriesMax: number;
 }
 
 /** Missing datapoints a summary names. */
 const missingNamedMax = 100;
-/** Bootstrap resamples of a comparison, and their seed: the same request gives the same answer. */
-const resamples = 10_000;
-const bootstrapSeed = 20_240_101;
-/** Fewer paired datapoints than this is insufficient data for a verdict. */
-const pairedMin = 10;
-/** Largest drops and rises a comparison lists. */
-const listedMax = 20;
 
 /** A moved datapoint as a comparison answers it: with its id and the trace of each side. */
-export type MovedJson = Omit<Moved, 'index'> & { datapoint: string; trace_id_from: string | null; trace_id_to: string | null };
-export type ComparisonJson =
+export type MovedAnswer = Omit<Moved, 'index'> & { datapoint: string; trace_id_from: string | null; trace_id_to: string | null };
+export type ComparisonAnswer =
   | Extract<ResultsComparison, { comparable: false }>
-  | (Omit<Extract<ResultsComparison, { comparable: true }>, 'regressions' | 'improvements'> & { regressions: MovedJson[]; improvements: MovedJson[] });
+  | (Omit<Extract<ResultsComparison, { comparable: true }>, 'regressions' | 'improvements'> & { regressions: MovedAnswer[]; improvements: MovedAnswer[] });
 
 /** Two iterations' paired datapoints, with what a page needs to name them. */
 export interface Pairs {
@@ -46,15 +41,15 @@ export interface Pairs {
   version: string;
 }
 
-export class ResultViews {
+export class ResultAnswers {
   private readonly summaries: LruCache<string, Promise<ResultSummary>>;
-  private readonly comparisons: LruCache<string, Promise<ComparisonJson>>;
+  private readonly comparisons: LruCache<string, Promise<ComparisonAnswer>>;
   private readonly pairs: LruCache<string, Promise<Pairs>>;
 
   constructor(
     private readonly store: ResultStore,
     private readonly compute: ComputePool,
-    limits: ResultViewLimits,
+    limits: ResultAnswerLimits,
   ) {
     this.summaries = new LruCache(limits.summaryCacheEntriesMax);
     this.comparisons = new LruCache(limits.comparisonCacheEntriesMax);
@@ -73,15 +68,23 @@ export class ResultViews {
   }
 
   summary(iteration: string): Promise<ResultSummary> {
-    const table = this.store.table(iteration);
-    if (!table) return Promise.resolve(emptySummary);
-    const { roster } = table;
-    return keptAnswer(this.summaries, `${iteration} ${table.version}`, () =>
-      this.compute.run({ kind: 'summary', columns: table.columns(), limits: { missingNamedMax } }).then((figures) => summaryOf(figures, roster)),
-    );
+    return this.summaryOf(iteration, false);
   }
 
-  comparison(from: string, to: string, confidence: number): Promise<ComparisonJson> {
+  /**
+   * The summaries of several iterations, admitted together: when the compute queue cannot take
+   * every one that is heavy and not kept, none is computed (503), rather than some of them.
+   */
+  summariesOf(iterations: readonly string[]): Promise<ResultSummary[]> {
+    const heavy = iterations.filter((iteration) => {
+      const table = this.store.table(iteration);
+      return table && !this.summaries.has(this.summaryKey(iteration, table)) && this.compute.offloads(summaryMicros(table.rows, table.datapoints));
+    });
+    this.compute.admit(heavy.length);
+    return Promise.all(iterations.map((iteration) => this.summaryOf(iteration, true)));
+  }
+
+  comparison(from: string, to: string, confidence: number): Promise<ComparisonAnswer> {
     const tables = this.tablesOf(from, to);
     if ('reason' in tables) return Promise.resolve({ comparable: false, reason: tables.reason });
     const key = `${from} ${tables.from.version} ${to} ${tables.to.version} ${confidence}`;
@@ -93,27 +96,12 @@ export class ResultViews {
         orders: Float64Array.from(roster.orders),
         dataset: { id: roster.dataset, version: roster.version },
       };
-      const settings = { confidence, resamples: 0, seed: bootstrapSeed, pairedMin, listedMax };
+      const settings = { confidence, pairedMin: comparisonRules.pairedMin, listedMax: comparisonRules.listedMax };
       return this.compute.run({ kind: 'compare', input, settings }).then(async ({ comparison, differences }) => {
-        if (comparison.comparable) comparison.score.ci95_bootstrap = await this.bootstrap(differences, confidence);
+        if (comparison.comparable) comparison.score.ci_bootstrap = await this.bootstrap(differences, confidence);
         return this.withTraces(comparison, from, to, roster);
       });
     });
-  }
-
-  /**
-   * The percentile bootstrap interval of the mean difference, its chunks of resamples computed as
-   * tasks of their own (spread over the worker threads when heavy); null under two values.
-   */
-  private async bootstrap(differences: Float64Array, confidence: number): Promise<Interval | null> {
-    if (differences.length < 2) return null;
-    const chunks = bootstrapChunkSizes(resamples).map((count, chunk) =>
-      this.compute.runPart({ kind: 'bootstrap', values: differences, chunk, count, seed: bootstrapSeed }),
-    );
-    const means = await Promise.all(chunks);
-    const all = new Float64Array(resamples);
-    means.forEach((chunk, j) => all.set(chunk, j * bootstrapChunkResamples));
-    return percentileInterval(all, confidence);
   }
 
   /** The paired datapoints of two comparable iterations; null when they are not comparable. */
@@ -139,6 +127,34 @@ export class ResultViews {
     return any;
   }
 
+  /** A summary, computed unless kept; `admitted`: its heavy work was let into the compute queue already. */
+  private summaryOf(iteration: string, admitted: boolean): Promise<ResultSummary> {
+    const table = this.store.table(iteration);
+    if (!table) return Promise.resolve(emptySummary);
+    const { roster } = table;
+    return keptAnswer(this.summaries, this.summaryKey(iteration, table), () => {
+      const task = { kind: 'summary' as const, columns: table.columns(), limits: { missingNamedMax } };
+      return (admitted ? this.compute.runPart(task) : this.compute.run(task)).then((figures) => summaryOf(figures, roster));
+    });
+  }
+
+  private summaryKey(iteration: string, table: ResultTable): string {
+    return `${iteration} ${table.version}`;
+  }
+
+  /**
+   * The percentile bootstrap interval of the mean difference, its chunks of resamples computed as
+   * tasks of their own (spread over the worker threads when heavy); null under two values.
+   */
+  private async bootstrap(differences: Float64Array, confidence: number): Promise<Interval | null> {
+    if (differences.length < 2) return null;
+    const { bootstrapResamples, bootstrapSeed } = comparisonRules;
+    const chunks = bootstrapChunkSizes(bootstrapResamples).map((count, chunk) =>
+      this.compute.runPart({ kind: 'bootstrap', values: differences, chunk, count, seed: bootstrapSeed }),
+    );
+    return percentileOfChunks(await Promise.all(chunks), confidence);
+  }
+
   private tablesOf(from: string, to: string): { from: ResultTable; to: ResultTable } | { reason: string } {
     const fromTable = this.store.table(from);
     const toTable = this.store.table(to);
@@ -146,9 +162,9 @@ export class ResultViews {
     return reason !== null ? { reason } : { from: fromTable!, to: toTable! };
   }
 
-  private withTraces(comparison: ResultsComparison, from: string, to: string, roster: Roster): ComparisonJson {
+  private withTraces(comparison: ResultsComparison, from: string, to: string, roster: Roster): ComparisonAnswer {
     if (!comparison.comparable) return comparison;
-    const named = ({ index, ...moved }: Moved): MovedJson => ({
+    const named = ({ index, ...moved }: Moved): MovedAnswer => ({
       datapoint: roster.ids[index]!,
       ...moved,
       trace_id_from: this.traceOf(from, roster, index),

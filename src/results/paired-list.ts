@@ -8,8 +8,9 @@ import { comparatorFor, type OrderKey } from '../query/ordering.ts';
 import type { Page } from '../query/pagination.ts';
 import { readPage } from '../query/read-page.ts';
 import { nextVersion } from '../query/versions.ts';
+import { verdictNone, verdictPassed } from '../views/datapoint-scores.ts';
 import { pairChanges, type PairChange } from '../views/paired-datapoints.ts';
-import type { Pairs } from './result-views.ts';
+import type { Pairs } from './result-answers.ts';
 
 /** A paired datapoint as the list filters and orders it. */
 export interface PairRef {
@@ -60,4 +61,45 @@ function* refs(pairs: Pairs, reverse: boolean): Generator<PairRef> {
       change: pairChanges[data.change[at]!]!,
     };
   }
+}
+
+/** A paired datapoint as the list answers it (schemas/results/paired-datapoint-response.json). */
+export interface PairedItem {
+  readonly datapoint: string;
+  readonly datapoint_order: number;
+  readonly score_from: number | null;
+  readonly score_to: number | null;
+  readonly delta: number | null;
+  readonly passed_from: boolean | null;
+  readonly passed_to: boolean | null;
+  readonly change: PairChange;
+  readonly trace_id_from: string | null;
+  readonly trace_id_to: string | null;
+}
+
+/** A listed reference as its item: the compact columns read out, each side's trace looked up. */
+export function pairedItemOf(ref: PairRef, traceOf: (iteration: string, index: number) => string | null): PairedItem {
+  const { data, roster, from, to } = ref.pairs;
+  const index = data.index[ref.at]!;
+  return {
+    datapoint: roster.ids[index]!,
+    datapoint_order: ref.datapoint_order,
+    score_from: scoreOf(data.scoreFrom[ref.at]!),
+    score_to: scoreOf(data.scoreTo[ref.at]!),
+    delta: ref.delta,
+    passed_from: passedOf(data.passedFrom[ref.at]!),
+    passed_to: passedOf(data.passedTo[ref.at]!),
+    change: ref.change,
+    trace_id_from: traceOf(from, index),
+    trace_id_to: traceOf(to, index),
+  };
+}
+
+/** NaN is a side without a score. */
+function scoreOf(value: number): number | null {
+  return Number.isNaN(value) ? null : value;
+}
+
+function passedOf(verdict: number): boolean | null {
+  return verdict === verdictNone ? null : verdict === verdictPassed;
 }
