@@ -1,10 +1,8 @@
 // `npm start`: configuration from the environment, recover state, then listen. SIGTERM and
 // SIGINT stop accepting, finish in-flight requests, snapshot and close the store (src/cli/serve.ts,
 // shared with the package's start command, src/cli/start.ts).
-import { exitOnSignalUntilServing } from './cli/early-signals.ts';
+import { serveOnceLoaded } from './cli/early-signals.ts';
 import { loadConfig, ConfigError } from './config.ts';
-
-const releaseSignals = exitOnSignalUntilServing();
 
 let config;
 try {
@@ -16,7 +14,4 @@ try {
   }
   throw error;
 }
-const { serve } = await import('./cli/serve.ts');
-const served = serve(config);
-releaseSignals(); // serve() has taken them over
-await served;
+await serveOnceLoaded(config);

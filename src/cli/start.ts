@@ -5,7 +5,7 @@
 // on port 0 and read where it is; logs go to stderr. SIGTERM and SIGINT stop it cleanly (exit 0).
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { exitOnSignalUntilServing } from './early-signals.ts';
+import { serveOnceLoaded } from './early-signals.ts';
 
 const usage = `Usage: overmind-eval-service [options]
 
@@ -80,9 +80,4 @@ if (config === 'help') {
   process.stdout.write(usage);
   process.exit(0);
 }
-const releaseSignals = exitOnSignalUntilServing();
-// Loaded only now: --help and a bad flag answer without loading the service.
-const { serve } = await import('./serve.ts');
-const served = serve(config, { logFd: 2, listening: (url) => process.stdout.write(`${url}\n`) });
-releaseSignals(); // serve() has taken them over
-await served;
+await serveOnceLoaded(config, { logFd: 2, listening: (url) => process.stdout.write(`${url}\n`) });

@@ -1,10 +1,7 @@
 // The bootstrap's random numbers, written out so that an independent script can reproduce them
-// exactly (test/data/statistics/reference.py) and because this is the service's hottest loop:
-// for 10,000 resamples of 10,000, @stdlib's mt19937 was measured at 2.1 s and pure-rand's
-// xoroshiro128+ at 1.25 s, against 0.4 s for an inline generator taking one 32-bit output per
-// draw (0.5 to 0.8 s warm on this shared 2-core machine, 0.65 s when last measured beside the
-// loop below, which takes two draws from most outputs: 0.45 s; 0.16 to 0.24 s since it was
-// reshaped, see meansFromHalves). Pure: the state is the object's own.
+// exactly (test/data/statistics/reference.py) and because this is the service's hottest loop: an
+// inline generator ran several times faster than the maintained ones measured (docs/PERFORMANCE.md,
+// "The bootstrap's generator and loops"). Pure: the state is the object's own.
 //
 // Generator: xoshiro128** 1.1 (Blackman & Vigna), on four 32-bit words s0..s3:
 //   result = rotl(s1 * 5, 7) * 9                         (mod 2^32)
@@ -139,14 +136,10 @@ export class Xoshiro128StarStar {
    * at +0 is never -0: a rounded sum is -0 only when both terms are), so the sums are those of
    * the accepted draws alone, bit for bit. A half pending at the start of a resample is its
    * first candidate, taken the same way (none pending counts as rejected); the resample's last
-   * draw or two go through finishFromHalves (nextIndex, a candidate at a time).
-   * Shape, as measured for 10,000 resamples of 10,000 (about 8% of candidates rejected): 0.60 s
-   * for one loop per candidate asking each time whether a half is pending, 0.40 to 0.50 s with a
-   * branch per rejection, 0.30 to 0.44 s with both loops in this function and the state in
-   * locals from one resample to the next; about 0.2 s as here, where the state goes through
-   * `this.state` at each resample's start and end and the branchy last draws are a method of
-   * their own (V8 then keeps this loop's values in registers). Two chunks' generators
-   * interleaved in one loop were measured no faster than this.
+   * draw or two go through finishFromHalves (nextIndex, a candidate at a time). The state goes
+   * through `this.state` at each resample's start and end and the branchy last draws are a method
+   * of their own: V8 then keeps this loop's values in registers (the shapes measured are in
+   * docs/PERFORMANCE.md).
    */
   private meansFromHalves(values: Float64Array, means: Float64Array): void {
     const n = values.length;
@@ -214,8 +207,7 @@ export class Xoshiro128StarStar {
    * meansFromHalves is, for the same reason: a resample's draws in one loop with the state in
    * locals between `this.state` reads and writes, a rejection (under 0.01% of candidates for
    * n <= 10^6, but a branch in the loop either way) leaving it for finishFromWords to go on a
-   * candidate at a time. 100 resamples of 100,000: 4.5 ns a draw with the rejection as a
-   * do-while inside one loop over every resample, 2.0 ns as here.
+   * candidate at a time (measured: docs/PERFORMANCE.md).
    */
   private meansFromWords(values: Float64Array, means: Float64Array): void {
     const n = values.length;

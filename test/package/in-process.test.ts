@@ -69,6 +69,27 @@ test('two in-memory services in one process are independent: users, secrets and 
   }
 });
 
+test('an embedded service writes nothing on stdout unless asked (warnings and errors only); asked, it logs each request', async () => {
+  const script = (options: string) => `
+    const { createService } = await import(${JSON.stringify(`${root}/dist/src/index.js`)});
+    const service = await createService({ storage: 'memory', ${options} });
+    const { port } = await service.listen(0, '127.0.0.1');
+    await fetch('http://127.0.0.1:' + port + '/api/health/');
+    await fetch('http://127.0.0.1:' + port + '/api/projects/');
+    await service.close();`;
+  const stdout = (options: string) =>
+    new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let text = '';
+      child.stdout.on('data', (chunk) => (text += chunk));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`exited ${code}`))));
+    });
+  assert.is(await stdout(''), '', 'quiet by default');
+  const asked = await stdout("logLevel: 'info'");
+  assert.ok(asked.includes('"path":"/api/projects/"'), asked);
+});
+
 test('createService opens no port until listen, and close() leaves nothing running', async () => {
   // The servers of the test before end their handles a moment after they close.
   await settled(new Map());

@@ -6,12 +6,15 @@ import * as assert from 'uvu/assert';
 import { Rejected } from '../../src/domain/rejection.ts';
 import { decideResults, resolveRows, type Roster } from '../../src/domain/result-batch.ts';
 import { resultIdOf, resultKeyOf, resultStatuses, type StoredRow } from '../../src/domain/result-row.ts';
+import type { ComputePool } from '../../src/compute/compute-pool.ts';
+import { ResultAnswers } from '../../src/results/result-answers.ts';
 import { ResultStore } from '../../src/results/result-store.ts';
 import { ResultTable } from '../../src/results/result-table.ts';
 import { ResultWriter, type ResultsWrite } from '../../src/results/result-writer.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { sharedValidator } from '../../src/validation/validator.ts';
 import { datapointScores, verdictFailed, verdictNone, verdictPassed } from '../../src/views/datapoint-scores.ts';
+import { summarize } from '../../src/views/result-summary.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
 import { Unavailable } from '../../src/unavailable.ts';
 
@@ -243,6 +246,35 @@ test('rows waiting are bounded (503 past LIMIT_RESULT_QUEUE_ROWS_MAX), and one c
   await Promise.all([held, ...waiting]);
   assert.is(kv.writes, 3, 'the first batch took one commit, the two waiting (three rows) two more');
   await writer.stop();
+});
+
+test("a job's summaries are admitted whole or not at all: when the compute queue cannot take every heavy one, none is computed", async () => {
+  const kv = new MemoryKv();
+  const store = new ResultStore(kv, { attemptsPerDatapointMax: 10 });
+  const version = roster([0, 1, 2]);
+  for (const iteration of ['a', 'b', 'c']) store.applyWritten(iteration, version, [{ index: 0, attempt: 0, stored: stored() }], true);
+  const ran: string[] = [];
+  let room = 2;
+  const pool = {
+    offloads: () => true,
+    keepReady: () => {},
+    admit: (count: number) => {
+      if (count > room) throw new Unavailable('busy', 1);
+    },
+    run: () => Promise.reject(new Error('a job summary runs its admitted parts only')),
+    runPart: (task: { kind: string; columns: { rows: number } }) => {
+      ran.push(task.kind);
+      return Promise.resolve(summarize(task.columns as never, { missingNamedMax: 100 }));
+    },
+  };
+  const answers = new ResultAnswers(store, pool as unknown as ComputePool, { summaryCacheEntriesMax: 8, comparisonCacheEntriesMax: 8 });
+  assert.throws(() => answers.summariesOf(['a', 'b', 'c']), (error: unknown) => (error as Unavailable).reason === 'busy');
+  assert.equal(ran, [], 'nothing of a refused job summary ran');
+  room = 3;
+  const summaries = await answers.summariesOf(['a', 'b', 'c']);
+  assert.equal([summaries.map((summary) => summary.results), ran], [[1, 1, 1], ['summary', 'summary', 'summary']]);
+  room = 0;
+  assert.is((await answers.summariesOf(['a', 'b', 'c'])).length, 3, 'summaries kept are not heavy work: nothing to admit');
 });
 
 test.run();
