@@ -110,9 +110,19 @@ export type ResultInput = {
   output?: unknown;
 } & { [F in WrittenName]?: WrittenFields[F] | null };
 
-/** What a written field holds when the row leaves it out (or sends null). */
+/**
+ * A stored row from the fields given, every other one with its default: what a row stored before
+ * that field existed reads (its flag bits zero).
+ */
+export function storedRowOf(fields: Readonly<Record<string, unknown>>): StoredRow {
+  const row: Record<string, unknown> = {};
+  for (const field of storedFields) row[field.name] = fields[field.name] ?? writtenDefault(field.kind);
+  return row as StoredRow;
+}
+
+/** What a field holds when a row leaves it out (or sends null): as its kind reads with its flag bits zero. */
 export function writtenDefault(kind: FieldKind): unknown {
-  return kind === 'text' ? '' : kind === 'status' ? 'ok' : null;
+  return kind === 'text' ? '' : kind === 'status' ? 'ok' : kind === 'flag' ? false : null;
 }
 
 // ---- the row's flag word ----

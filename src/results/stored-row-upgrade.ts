@@ -12,7 +12,7 @@
 //     UTF-8 name and f64 each), trace_id and span_id where present, error (varint-length UTF-8).
 // Rows are rewritten a bounded number per commit, in key order. One interrupted runs again when
 // the store opens next: rows it rewrote are of the current layout by then, and left as they are.
-import type { StoredRow } from '../domain/result-row.ts';
+import { storedRowOf, type StoredRow } from '../domain/result-row.ts';
 import type { StoreUpgrade } from '../store/journal.ts';
 import type { Key, Kv, KvOp, ValueCodec } from '../store/kv.ts';
 import { readHex, readText, readVarint, storedRowCodec, storedRowMark, storedRowVersion } from './stored-row.ts';
@@ -93,21 +93,9 @@ export async function upgradeStoredRows(kv: Kv, perCommitMax = rowsPerCommitMax)
 
 export const resultRowsUpgrade: StoreUpgrade = { name: 'result-rows-layout-2', run: upgradeStoredRows };
 
-function currentOf(row: EarlierRow): StoredRow {
-  return {
-    score: row.score,
-    passed: row.passed,
-    dimension_scores: row.dimension_scores,
-    status: row.status,
-    error: row.error,
-    trace_id: row.trace_id,
-    span_id: row.span_id,
-    latency_ms: row.latency_ms,
-    cost: row.cost,
-    created_at: row.created_ms,
-    updated_at: row.updated_ms,
-    has_output: row.has_output,
-  };
+/** An earlier row in the current form: its times renamed, the fields it did not have as a row without them reads. */
+function currentOf({ created_ms, updated_ms, ...fields }: EarlierRow): StoredRow {
+  return storedRowOf({ ...fields, created_at: created_ms, updated_at: updated_ms });
 }
 
 function sameKey(a: Key, b: Key): boolean {

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Roster } from '../../src/domain/result-batch.ts';
-import type { StoredRow } from '../../src/domain/result-row.ts';
+import { storedRowOf, type StoredRow } from '../../src/domain/result-row.ts';
 import { ResultTable } from '../../src/results/result-table.ts';
 import { pairChanges, pairedDatapoints } from '../../src/views/paired-datapoints.ts';
 import { compareResults, incomparability, verdictOf, type ComparisonSettings } from '../../src/views/result-comparison.ts';
@@ -23,10 +23,7 @@ function table(version: Roster, rows: Row[]): ResultTable {
   for (const [index, score, fields = {}] of rows) {
     const attempt = attempts.get(index) ?? 0;
     attempts.set(index, attempt + 1);
-    made.put(index, attempt, {
-      score, passed: null, dimension_scores: null, status: 'ok', error: '', trace_id: null, span_id: null, latency_ms: null, cost: null,
-      created_at: 0, updated_at: 0, has_output: false, ...fields,
-    });
+    made.put(index, attempt, storedRowOf({ score, created_at: 0, updated_at: 0, ...fields }));
   }
   return made;
 }

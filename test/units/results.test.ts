@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Rejected } from '../../src/domain/rejection.ts';
 import { decideResults, resolveRows, type Roster } from '../../src/domain/result-batch.ts';
-import { resultIdOf, resultKeyOf, resultStatuses, type StoredRow } from '../../src/domain/result-row.ts';
+import { resultIdOf, resultKeyOf, resultStatuses, storedRowOf, type StoredRow } from '../../src/domain/result-row.ts';
 import type { ComputePool } from '../../src/compute/compute-pool.ts';
 import { ResultAnswers } from '../../src/results/result-answers.ts';
 import { ResultStore } from '../../src/results/result-store.ts';
@@ -30,10 +30,7 @@ const nowMs = Date.parse(now);
 
 /** A row as stored: every field with its default unless given. */
 function stored(fields: Partial<StoredRow> = {}): StoredRow {
-  return {
-    score: 1, passed: null, dimension_scores: null, status: 'ok', error: '', trace_id: null, span_id: null, latency_ms: null, cost: null,
-    created_at: nowMs, updated_at: nowMs, has_output: false, ...fields,
-  };
+  return storedRowOf({ score: 1, created_at: nowMs, updated_at: nowMs, ...fields });
 }
 
 test('the domain statuses are the schema\'s', () => {

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Roster } from '../../src/domain/result-batch.ts';
-import type { StoredRow } from '../../src/domain/result-row.ts';
+import { storedRowOf, type StoredRow } from '../../src/domain/result-row.ts';
 import { ResultStore, resultDbNames } from '../../src/results/result-store.ts';
 import { storedRowCodec, storedRowMark, storedRowVersion } from '../../src/results/stored-row.ts';
 import { upgradeStoredRows } from '../../src/results/stored-row-upgrade.ts';
@@ -16,7 +16,7 @@ import type { Kv, ValueCodec } from '../../src/store/kv.ts';
 import { LmdbKv } from '../../src/store/lmdb-kv.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
-const base: StoredRow = {
+const base: StoredRow = storedRowOf({
   score: 0.75,
   passed: true,
   dimension_scores: { accuracy: 0.5, tone: 1 },
@@ -29,7 +29,7 @@ const base: StoredRow = {
   created_at: 1_700_000_000_123,
   updated_at: 1_700_000_999_456,
   has_output: true,
-};
+});
 
 const rows: StoredRow[] = [
   base,
