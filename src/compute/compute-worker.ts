@@ -56,7 +56,7 @@ function warmUpColumns(datapoints: number, shift: number): ResultColumns {
     head: Int32Array.from({ length: datapoints }, (_, i) => i),
     next: new Int32Array(datapoints).fill(-1),
     score,
-    flags: Uint32Array.from(score, (value) => (value >= 0.5 ? rowFlags.passedKnown | rowFlags.passedTrue : rowFlags.passedKnown)),
+    flags: Uint16Array.from(score, (value) => (value >= 0.5 ? rowFlags.passedKnown | rowFlags.passedTrue : rowFlags.passedKnown)),
     dimensions: { warm: score },
   };
 }

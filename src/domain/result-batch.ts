@@ -4,7 +4,7 @@
 // nothing is read from a store.
 import type { Dataset, Uuid } from './records.ts';
 import { invalid, invalidPk, type FieldErrors } from './rejection.ts';
-import { storedFields, writtenDefault, type ResultInput, type WrittenFields } from './result-row.ts';
+import { objectMaker, storedFields, storedRowOf, writtenDefault, type ResultInput, type StoredRow, type WrittenFields } from './result-row.ts';
 
 /**
  * The datapoints of one dataset version as results name them: a datapoint's index is its
@@ -40,8 +40,9 @@ export interface ResolvedRow {
   readonly output: string;
 }
 
-/** The stored fields a client or a worker writes. */
+/** The stored fields a client or a worker writes, and how a row of them is made (see objectMaker). */
 const writtenFields = storedFields.filter((field) => field.writable);
+const writtenFromValues = objectMaker<WrittenFields>(writtenFields.map((field) => field.name));
 
 export interface ResultLimits {
   attemptsPerDatapointMax: number;
@@ -125,12 +126,12 @@ function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, li
 
 /** The written fields of a row: each as sent, else its default; ids in lower case. */
 function writtenOf(input: ResultInput): WrittenFields {
-  const fields: Record<string, unknown> = {};
-  for (const field of writtenFields) {
-    const value = (input as Record<string, unknown>)[field.name] ?? writtenDefault(field.kind);
-    fields[field.name] = field.kind === 'hexId' && typeof value === 'string' ? value.toLowerCase() : value;
-  }
-  return fields as WrittenFields;
+  return writtenFromValues(
+    writtenFields.map((field) => {
+      const value = (input as Record<string, unknown>)[field.name] ?? writtenDefault(field.kind);
+      return field.kind === 'hexId' && typeof value === 'string' ? value.toLowerCase() : value;
+    }),
+  );
 }
 
 function countKeys(object: object): number {
@@ -262,4 +263,9 @@ export function decideResults(view: IterationResultsView, batch: ResultsBatch, l
 /** Why a batch of another version is refused once an iteration is pinned. */
 export function pinnedElsewhere(pinned: Roster): string {
   return `This iteration's results are of dataset version ${pinned.version} (${pinned.dataset}); results of another version need another iteration.`;
+}
+
+/** A decided row as stored: its written fields, its times (epoch ms) and whether an output is kept apart. */
+export function storedRowOfResolved(row: ResolvedRow, createdMs: number, nowMs: number): StoredRow {
+  return storedRowOf(row.fields, { created_at: createdMs, updated_at: nowMs, has_output: row.output !== 'null' });
 }

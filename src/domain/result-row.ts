@@ -111,14 +111,34 @@ export type ResultInput = {
 } & { [F in WrittenName]?: WrittenFields[F] | null };
 
 /**
- * A stored row from the fields given, every other one with its default: what a row stored before
- * that field existed reads (its flag bits zero).
+ * A stored row from the fields given (the first of `sources` that has a field gives it), every
+ * other one with its default: what a row stored before that field existed reads (its bits zero).
  */
-export function storedRowOf(fields: Readonly<Record<string, unknown>>): StoredRow {
-  const row: Record<string, unknown> = {};
-  for (const field of storedFields) row[field.name] = fields[field.name] ?? writtenDefault(field.kind);
-  return row as StoredRow;
+export function storedRowOf(...sources: readonly Readonly<Record<string, unknown>>[]): StoredRow {
+  const values = storedFields.map((field) => {
+    for (const source of sources) {
+      const value = source[field.name];
+      if (value !== undefined && value !== null) return value;
+    }
+    return writtenDefault(field.kind);
+  });
+  return storedRowFromValues(values);
 }
+
+/**
+ * A function that makes an object of these fields, in this order, from their values: an object
+ * literal of the table's names, compiled once. Rows are made by the million (every stored row is
+ * read at each start), and V8 builds a literal's object at ~0.01 us, against ~0.16-0.25 us for an
+ * object filled in by names from a list, and ~3.8 us for a spread copy grown by more fields
+ * (Node 20, measured here). The names are the table's own, never input.
+ */
+export function objectMaker<T>(names: readonly string[]): (values: readonly unknown[]) => T {
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
+  return new Function('values', `return { ${fields} };`) as (values: readonly unknown[]) => T;
+}
+
+/** A stored row from its fields' values, in table order. */
+export const storedRowFromValues = objectMaker<StoredRow>(storedFields.map((field) => field.name));
 
 /** What a field holds when a row leaves it out (or sends null): as its kind reads with its flag bits zero. */
 export function writtenDefault(kind: FieldKind): unknown {
@@ -186,10 +206,10 @@ export function bitsOf(field: StoredField, value: unknown): number {
   }
 }
 
-/** A row's flag word (as an unsigned 32-bit number). */
-export function flagWordOf(row: StoredRow): number {
+/** A row's flag word (as an unsigned 32-bit number), or the bits of some of its fields only (`of`). */
+export function flagWordOf(row: StoredRow, of: readonly FieldBits[] = fieldBits): number {
   let word = 0;
-  for (const { field, shift } of fieldBits) word |= bitsOf(field, (row as Record<string, unknown>)[field.name]) << shift;
+  for (const { field, shift } of of) word |= bitsOf(field, (row as Record<string, unknown>)[field.name]) << shift;
   return word >>> 0;
 }
 

@@ -17,7 +17,7 @@
 // writer (result-writer.ts) decides with them, and applies what a commit did once it is durable.
 import assert from 'node:assert/strict';
 import type { Roster } from '../domain/result-batch.ts';
-import { resultIdOf, storedFields, type ListedRow, type ResultRecord, type StoredRow } from '../domain/result-row.ts';
+import { keyFields, objectMaker, resultIdOf, storedFields, type ListedRow, type ResultRecord, type StoredRow } from '../domain/result-row.ts';
 import { StoreCorruptError } from '../store/journal.ts';
 import { prefixEnd, type Key, type Kv, type KvDb, type KvOp, type ValueCodec } from '../store/kv.ts';
 import { ResultTable } from './result-table.ts';
@@ -223,19 +223,15 @@ export class ResultStore {
 
 /** The stored fields on the wire, with their kinds (times are written out as ISO 8601). */
 const wireFields = storedFields.filter((field) => field.wire);
+/** How a listed row is made: its key's fields, then its stored fields on the wire (see objectMaker). */
+const listedFromValues = objectMaker<ListedRow>([...keyFields, ...wireFields.map((field) => field.name)]);
 
 /** A stored row as lists show it: its key's fields, then every stored field on the wire. */
 function listedRow(iteration: string, row: StoredRow, roster: Roster, index: number, attempt: number): ListedRow {
-  const listed: Record<string, unknown> = {
-    id: resultIdOf(iteration, index, attempt),
-    iteration,
-    datapoint: roster.ids[index]!,
-    datapoint_order: roster.orders[index]!,
-    attempt,
-  };
+  const values: unknown[] = [resultIdOf(iteration, index, attempt), iteration, roster.ids[index]!, roster.orders[index]!, attempt];
   for (const field of wireFields) {
     const value = row[field.name as keyof StoredRow];
-    listed[field.name] = field.kind === 'time' ? new Date(value as number).toISOString() : value;
+    values.push(field.kind === 'time' ? new Date(value as number).toISOString() : value);
   }
-  return listed as ListedRow;
+  return listedFromValues(values);
 }

@@ -1,23 +1,28 @@
 // One iteration's committed results as the answers need them in memory: per row its datapoint,
-// attempt and flag word, and a column per stored field the table of src/domain/result-row.ts marks
+// attempt and the flag bits of the fields held here, and a column per stored field the table of src/domain/result-row.ts marks
 // `column` (score and created_at as numbers, each numeric dimension of dimension_scores), about
 // 30 bytes a row plus 8 per dimension, never the row objects themselves. The rows are in the store
 // (ResultStore); summaries, comparisons and the choice of a list's page read these columns, and
 // only the rows a page shows are read from the store.
 import assert from 'node:assert/strict';
 import type { Roster } from '../domain/result-batch.ts';
-import { flagWordOf, rowFlags, storedFields, type StoredRow } from '../domain/result-row.ts';
+import { fieldBits, flagWordOf, rowFlags, storedFields, type StoredRow } from '../domain/result-row.ts';
 import { nextVersion } from '../query/versions.ts';
 import type { ResultColumns } from '../views/result-columns.ts';
 
 const noSlot = -1;
 
+/** The flag bits of the fields kept in memory (in the places the stored word has them): 16 bits hold them. */
+const columnBits = fieldBits.filter(({ field }) => field.column);
+if (columnBits.some(({ shift, mask }) => mask << shift >= 2 ** 16)) throw new Error("a column field's flag bits lie past bit 15: the tables' flags column needs a wider type");
 /** The stored fields kept as a number column (NaN where a row has none). */
 const numberColumns = storedFields.filter((field) => field.column && (field.kind === 'number' || field.kind === 'time')).map((field) => field.name);
 /** The stored field kept as one column per name it holds. */
 const dimensionsField = storedFields.find((field) => field.column && field.kind === 'numbers')!.name;
 
 type NumberColumn = (typeof numberColumns)[number];
+/** Each number column's place in the table's list of them. */
+const numberColumnAt = new Map(numberColumns.map((name, i) => [name, i]));
 
 export class ResultTable {
   /** Changes whenever a row is put (query/versions.ts): answers made from the table are kept until then. */
@@ -29,10 +34,11 @@ export class ResultTable {
   private capacity = 0;
   private datapoint = new Int32Array(0);
   private attemptOf = new Int32Array(0);
-  private flags = new Uint32Array(0);
+  private flags = new Uint16Array(0);
   /** The next slot of the same datapoint, by attempt (-1: none). */
   private next = new Int32Array(0);
-  private readonly values = new Map<string, Float64Array>(numberColumns.map((name) => [name, new Float64Array(0)]));
+  /** The number columns, in numberColumns' order. */
+  private values: Float64Array[] = numberColumns.map(() => new Float64Array(0));
   /** Per datapoint index, its first slot (lowest attempt), -1 when it has no row. */
   private readonly head: Int32Array;
   /** Each numeric dimension's value per slot (NaN where the row has none), while some row has it. */
@@ -70,10 +76,10 @@ export class ResultTable {
     let slot = this.slotOf(index, attempt);
     if (slot === noSlot) slot = this.append(index, attempt);
     else if (this.flags[slot]! & rowFlags.error) this.errorRows--;
-    const word = flagWordOf(row);
+    const word = flagWordOf(row, columnBits);
     this.flags[slot] = word;
     if (word & rowFlags.error) this.errorRows++;
-    for (const name of numberColumns) this.values.get(name)![slot] = (row[name as NumberColumn] as number | null) ?? NaN;
+    for (let i = 0; i < numberColumns.length; i++) this.values[i]![slot] = (row[numberColumns[i]! as NumberColumn] as number | null) ?? NaN;
     this.clearDimensions(slot);
     const dimensions = row[dimensionsField];
     if (dimensions) {
@@ -98,7 +104,7 @@ export class ResultTable {
 
   /** A number column's value, or null when the row has none. */
   valueAt(name: NumberColumn, slot: number): number | null {
-    const value = this.values.get(name)![slot]!;
+    const value = this.values[numberColumnAt.get(name)!]![slot]!;
     return Number.isNaN(value) ? null : value;
   }
 
@@ -130,7 +136,7 @@ export class ResultTable {
       errorRows: this.errorRows,
       head: this.head,
       next: this.next.subarray(0, rows),
-      score: this.values.get('score')!.subarray(0, rows),
+      score: this.values[numberColumnAt.get('score')!]!.subarray(0, rows),
       flags: this.flags.subarray(0, rows),
       dimensions,
     };
@@ -181,7 +187,7 @@ export class ResultTable {
     this.attemptOf = grown(this.attemptOf, capacity);
     this.flags = grown(this.flags, capacity);
     this.next = grown(this.next, capacity);
-    for (const [name, column] of this.values) this.values.set(name, grown(column, capacity, NaN));
+    this.values = this.values.map((column) => grown(column, capacity, NaN));
     for (const [name, column] of this.dimensionColumns) this.dimensionColumns.set(name, grown(column, capacity, NaN));
     this.capacity = capacity;
   }
@@ -211,7 +217,7 @@ export class ResultTable {
   }
 }
 
-type TypedArray = Int32Array | Uint32Array | Float64Array;
+type TypedArray = Int32Array | Uint16Array | Float64Array;
 
 function grown<T extends TypedArray>(array: T, length: number, fill?: number): T {
   const bigger = new (array.constructor as new (length: number) => T)(length);

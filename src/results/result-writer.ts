@@ -9,8 +9,7 @@
 // notes it in flight until the commit settles, then applies it to the store (durable) or drops it
 // (failed). The counts it keeps are asserted at every change.
 import assert from 'node:assert/strict';
-import { decideResults, type IterationLimits, type IterationResultsView, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
-import type { StoredRow } from '../domain/result-row.ts';
+import { decideResults, storedRowOfResolved, type IterationLimits, type IterationResultsView, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
 import { notFound, Rejected } from '../domain/rejection.ts';
 import { BatchWriter, type Decision } from '../store/batch-writer.ts';
 import type { KvOp } from '../store/kv.ts';
@@ -128,7 +127,7 @@ export class ResultWriter {
     // rows are never stored without their pin, whichever of the commits in flight fails.
     if (!this.store.table(iteration)) ops.push(...this.store.pinOps(iteration, roster));
     const rows = decision.rows.map(({ row, createdMs }) => {
-      const put = { index: row.index, attempt: row.attempt, stored: storedOf(row, createdMs, request.nowMs), hasOutput: row.output !== 'null' };
+      const put = { index: row.index, attempt: row.attempt, stored: storedRowOfResolved(row, createdMs, request.nowMs), hasOutput: row.output !== 'null' };
       this.store.rowOps(iteration, put, row.output, this.keepsOutput(iteration, row.index, row.attempt), ops);
       return put;
     });
@@ -205,11 +204,6 @@ export class ResultWriter {
     );
     return { iteration, done: true, unpin: { dataset, lastPin: others.length === 0 }, ops };
   }
-}
-
-/** A decided row as stored: its written fields, its times and whether an output is kept apart. */
-function storedOf(row: ResolvedRow, createdMs: number, nowMs: number): StoredRow {
-  return { ...row.fields, created_at: createdMs, updated_at: nowMs, has_output: row.output !== 'null' };
 }
 
 /** A row decided by a commit in flight. */

@@ -94,8 +94,8 @@ export async function upgradeStoredRows(kv: Kv, perCommitMax = rowsPerCommitMax)
 export const resultRowsUpgrade: StoreUpgrade = { name: 'result-rows-layout-2', run: upgradeStoredRows };
 
 /** An earlier row in the current form: its times renamed, the fields it did not have as a row without them reads. */
-function currentOf({ created_ms, updated_ms, ...fields }: EarlierRow): StoredRow {
-  return storedRowOf({ ...fields, created_at: created_ms, updated_at: updated_ms });
+function currentOf(row: EarlierRow): StoredRow {
+  return storedRowOf(row as unknown as Record<string, unknown>, { created_at: row.created_ms, updated_at: row.updated_ms });
 }
 
 function sameKey(a: Key, b: Key): boolean {

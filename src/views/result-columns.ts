@@ -16,8 +16,8 @@ export interface ResultColumns {
   readonly next: Int32Array;
   /** NaN where a row has no score. */
   readonly score: Float64Array;
-  /** Each row's flag word (rowFlags names the bits the views read). */
-  readonly flags: Uint32Array;
+  /** Each row's flag bits, in the stored word's places (rowFlags names those the views read). */
+  readonly flags: Uint16Array;
   /** Each numeric dimension's column (NaN where a row has none). */
   readonly dimensions: Readonly<Record<string, Float64Array>>;
 }
