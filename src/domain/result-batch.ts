@@ -4,7 +4,7 @@
 // nothing is read from a store.
 import type { Dataset, Uuid } from './records.ts';
 import { invalid, invalidPk, type FieldErrors } from './rejection.ts';
-import { objectMaker, storedFields, storedRowOf, writtenDefault, type ResultInput, type StoredRow, type WrittenFields } from './result-row.ts';
+import { fieldCopier, storedFields, storedRowOf, writtenDefault, type ResultInput, type StoredRow, type WrittenFields } from './result-row.ts';
 
 /**
  * The datapoints of one dataset version as results name them: a datapoint's index is its
@@ -40,9 +40,14 @@ export interface ResolvedRow {
   readonly output: string;
 }
 
-/** The stored fields a client or a worker writes, and how a row of them is made (see objectMaker). */
+/** The stored fields a client or a worker writes, and how a row of them is made (see fieldCopier). */
 const writtenFields = storedFields.filter((field) => field.writable);
-const writtenFromValues = objectMaker<WrittenFields>(writtenFields.map((field) => field.name));
+const copyWritten = fieldCopier<WrittenFields>(
+  writtenFields.map((field) => field.name),
+  writtenFields.map((field) => writtenDefault(field.kind)),
+);
+/** The written ids kept in lower case. */
+const idFields = writtenFields.filter((field) => field.kind === 'hexId').map((field) => field.name);
 
 export interface ResultLimits {
   attemptsPerDatapointMax: number;
@@ -126,12 +131,12 @@ function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, li
 
 /** The written fields of a row: each as sent, else its default; ids in lower case. */
 function writtenOf(input: ResultInput): WrittenFields {
-  return writtenFromValues(
-    writtenFields.map((field) => {
-      const value = (input as Record<string, unknown>)[field.name] ?? writtenDefault(field.kind);
-      return field.kind === 'hexId' && typeof value === 'string' ? value.toLowerCase() : value;
-    }),
-  );
+  const fields = copyWritten(input) as Record<string, unknown>;
+  for (const name of idFields) {
+    const id = fields[name];
+    if (typeof id === 'string') fields[name] = id.toLowerCase();
+  }
+  return fields as WrittenFields;
 }
 
 function countKeys(object: object): number {

@@ -111,34 +111,41 @@ export type ResultInput = {
 } & { [F in WrittenName]?: WrittenFields[F] | null };
 
 /**
- * A stored row from the fields given (the first of `sources` that has a field gives it), every
- * other one with its default: what a row stored before that field existed reads (its bits zero).
+ * A stored row from the fields given: each field the first object's, else the second's, else its
+ * default, which is what a row stored before that field existed reads (its flag bits zero).
  */
-export function storedRowOf(...sources: readonly Readonly<Record<string, unknown>>[]): StoredRow {
-  const values = storedFields.map((field) => {
-    for (const source of sources) {
-      const value = source[field.name];
-      if (value !== undefined && value !== null) return value;
-    }
-    return writtenDefault(field.kind);
-  });
-  return storedRowFromValues(values);
+export function storedRowOf(first: object, second?: object): StoredRow {
+  return copyStored(first, second);
 }
 
-/**
- * A function that makes an object of these fields, in this order, from their values: an object
- * literal of the table's names, compiled once. Rows are made by the million (every stored row is
- * read at each start), and V8 builds a literal's object at ~0.01 us, against ~0.16-0.25 us for an
- * object filled in by names from a list, and ~3.8 us for a spread copy grown by more fields
- * (Node 20, measured here). The names are the table's own, never input.
- */
+// Rows are made by the million (every stored row is read at each start, and a write makes each
+// row twice), so their objects are made by an object literal of the table's names, compiled once:
+// V8 builds a literal's object at ~0.01 us, against ~0.16-0.25 us for an object filled in by
+// names from a list and ~3.8 us for a spread copy grown by more fields (Node 20, measured here);
+// the literal's shape is also the same for every row. The names are the table's own, never input.
+
+/** A function that makes an object of these fields, in this order, from their values. */
 export function objectMaker<T>(names: readonly string[]): (values: readonly unknown[]) => T {
   const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
   return new Function('values', `return { ${fields} };`) as (values: readonly unknown[]) => T;
 }
 
+/** A function that copies these fields from up to two objects (the first's, else the second's, else the default) into a new one. */
+export function fieldCopier<T>(names: readonly string[], defaults: readonly unknown[]): (first: object, second?: object) => T {
+  const fields = names.map((name, i) => {
+    const key = JSON.stringify(name);
+    return `${key}: first[${key}] ?? second[${key}] ?? defaults[${i}]`;
+  });
+  const make = new Function('defaults', 'none', `return (first, second = none) => ({ ${fields.join(', ')} });`);
+  return make(defaults, Object.freeze({})) as (first: object, second?: object) => T;
+}
+
 /** A stored row from its fields' values, in table order. */
 export const storedRowFromValues = objectMaker<StoredRow>(storedFields.map((field) => field.name));
+const copyStored = fieldCopier<StoredRow>(
+  storedFields.map((field) => field.name),
+  storedFields.map((field) => writtenDefault(field.kind)),
+);
 
 /** What a field holds when a row leaves it out (or sends null): as its kind reads with its flag bits zero. */
 export function writtenDefault(kind: FieldKind): unknown {

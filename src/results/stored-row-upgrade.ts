@@ -95,7 +95,7 @@ export const resultRowsUpgrade: StoreUpgrade = { name: 'result-rows-layout-2', r
 
 /** An earlier row in the current form: its times renamed, the fields it did not have as a row without them reads. */
 function currentOf(row: EarlierRow): StoredRow {
-  return storedRowOf(row as unknown as Record<string, unknown>, { created_at: row.created_ms, updated_at: row.updated_ms });
+  return storedRowOf(row, { created_at: row.created_ms, updated_at: row.updated_ms });
 }
 
 function sameKey(a: Key, b: Key): boolean {
