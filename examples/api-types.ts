@@ -550,6 +550,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{id}/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's runs (newest first by default), each with its counts by task state. */
+        get: operations["jobs_runs_list"];
+        put?: never;
+        /** Run iterations of this job on a dataset version of its agent, each datapoint `attempts` times, as leased work for workers (one task each). Its iterations are pinned to the version; the job follows its runs (it is running from the first lease). */
+        post: operations["jobs_runs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run with its counts by task state, what it spent and why it ended. */
+        get: operations["runs_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a run: its queued and leased tasks are cancelled (a worker holding one is told to stop at its next heartbeat); its results so far stay. */
+        post: operations["runs_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/retry/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue again only the tasks that ended dead or with an error result ("rerun only the failed"), their tries starting over; an ended run runs again. */
+        post: operations["runs_retry_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/tasks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A run's tasks (by iteration, datapoint and attempt), each with its state, tries, last error, the worker holding it and until when, and its result. */
+        get: operations["runs_tasks_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workers of the projects the caller sees (newest first), each with when it was last heard from and the tasks it holds. */
+        get: operations["workers_list"];
+        put?: never;
+        /** Register a worker for a project's runs (the API key's project, or the body's). */
+        post: operations["workers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A worker. */
+        get: operations["workers_retrieve"];
+        put?: never;
+        post?: never;
+        /** A worker says goodbye: every lease it holds goes back to the queue at once, and it is removed. */
+        delete: operations["workers_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/{id}/lease/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lease up to `max` tasks of the worker's project (its live runs in turn, or `run`), waiting up to `wait_ms` for one when none is ready: each with everything needed to run it and a lease token that its result must come back with before the lease expires. */
+        post: operations["workers_lease_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/{id}/heartbeat/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The worker is alive: every lease it holds lasts its run's lease_seconds from now. Answers, of the tasks it names, those it must stop. */
+        post: operations["workers_heartbeat_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workers/{id}/complete/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete leased tasks: each item (a task's token and its result row's fields, or status rate_limited) is answered on its own: accepted, stale (its lease expired or moved: nothing is written), cancelled (its run ended) or invalid (with its errors). */
+        post: operations["workers_complete_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/traces": {
         parameters: {
             query?: never;
@@ -2108,6 +2281,173 @@ export interface components {
                 ci95: components["schemas"]["results.fields.interval"];
             }[];
         };
+        "runs.fields.budget": {
+            /** @description The run ends (reason budget) once its completions' summed `cost` reaches this; its results so far are kept. */
+            max_cost: number | null;
+            /** @description The run ends (reason budget) once this many tasks were executed (completions accepted, whatever their result). */
+            max_tasks: number | null;
+        };
+        /** @description Its tasks by state: done (a result), dead (its tries used up: its last error is its result), skipped (not run: its budget was reached, or the run failed), cancelled. */
+        "runs.fields.counts": {
+            total: number;
+            queued: number;
+            leased: number;
+            done: number;
+            dead: number;
+            skipped: number;
+            cancelled: number;
+        };
+        /** @description The lease token its lease handed out (a new one with every lease). */
+        "runs.fields.leaseToken": string;
+        /**
+         * @description The order datapoints are handed out in: the version's, or shuffled from `seed`. Each datapoint's tasks (every iteration, every attempt) go out together.
+         * @enum {string}
+         */
+        "runs.fields.order": "dataset" | "shuffled";
+        /**
+         * @description Why it ended; null while it has not.
+         * @enum {string|null}
+         */
+        "runs.fields.reason": "all_done" | "budget" | "cancelled" | "failed" | null;
+        /**
+         * @description queued until its first lease, running, then completed (every task ended, or its budget was reached), cancelled, or failed (it could not go on, or every task ended dead).
+         * @enum {string}
+         */
+        "runs.fields.status": "queued" | "running" | "completed" | "cancelled" | "failed";
+        /** @enum {string} */
+        "runs.fields.taskState": "queued" | "leased" | "done" | "dead" | "skipped" | "cancelled";
+        "runs.run": {
+            /** @description A dataset version of the job's agent: its datapoints are run. */
+            dataset: components["schemas"]["common.pk"];
+            /** @description The iterations (candidates) of this job to run on every datapoint. Each is pinned to the dataset version (its results are of it). */
+            iterations: components["schemas"]["common.pk"][];
+            /**
+             * @description Runs of each datapoint by each iteration (a task each).
+             * @default 1
+             */
+            attempts?: number;
+            /** @default dataset */
+            order?: components["schemas"]["runs.fields.order"];
+            /** @description The seed of a shuffled order (the same seed, the same order); null: 0. */
+            seed?: number | null;
+            /**
+             * @description Tries of a task whose result is an error before it is dead (a rate-limited answer is no try).
+             * @default 3
+             */
+            max_tries?: number;
+            /**
+             * @description How long a lease lasts without a heartbeat.
+             * @default 60
+             */
+            lease_seconds?: number;
+            /** @description Tasks of the run leased at once, at most (null: the lease bound). */
+            max_in_flight?: number | null;
+            /** @description When to end the run early, keeping its results so far (see the run's `budget`). */
+            budget?: {
+                max_cost?: number | null;
+                max_tasks?: number | null;
+            } | null;
+        };
+        /** @description A page of runs.run-response. */
+        "runs.run-page": {
+            /** @description How many items match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's items. */
+            results: components["schemas"]["runs.run-response"][];
+        };
+        /** @description A run: iterations of a job evaluated on one dataset version as leased work, one task per iteration, datapoint and attempt. */
+        "runs.run-response": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            job: string;
+            /** Format: uuid */
+            dataset: string;
+            iterations: string[];
+            status: components["schemas"]["runs.fields.status"];
+            reason: components["schemas"]["runs.fields.reason"];
+            counts: components["schemas"]["runs.fields.counts"];
+            attempts: number;
+            order: components["schemas"]["runs.fields.order"];
+            seed: number | null;
+            max_tries: number;
+            lease_seconds: number;
+            max_in_flight: number | null;
+            budget: components["schemas"]["runs.fields.budget"];
+            /** @description What it has spent: its completions' summed cost, and the tasks executed. */
+            spent: {
+                cost: number;
+                tasks: number;
+            };
+            /** @description Tasks it lets be leased at once now: a rate-limited answer halves it, each success raises it by one (up to max_in_flight). */
+            in_flight_allowed: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Its first lease.
+             */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
+        /** @description A page of runs.task-response. */
+        "runs.task-page": {
+            /** @description How many items match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's items. */
+            results: components["schemas"]["runs.task-response"][];
+        };
+        /** @description A task of a run: one iteration on one datapoint in one attempt. */
+        "runs.task-response": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            run: string;
+            /** Format: uuid */
+            iteration: string;
+            /** Format: uuid */
+            datapoint: string;
+            datapoint_order: number;
+            attempt: number;
+            state: components["schemas"]["runs.fields.taskState"];
+            /** @description Its tries that ended with an error result. */
+            tries: number;
+            /** @description The error of its last failed try. */
+            last_error: string | null;
+            /**
+             * Format: uuid
+             * @description The worker holding its lease (while leased).
+             */
+            worker: string | null;
+            /** Format: date-time */
+            lease_expires_at: string | null;
+            /**
+             * Format: uuid
+             * @description Its result row's id (GET /api/job-iterations/{iteration}/results/{result}/), once done or dead.
+             */
+            result: string | null;
+        };
         /** @description OTLP ExportTraceServiceResponse in the OTLP/JSON encoding: empty when every span was stored. */
         "traces.export-response": {
             partialSuccess?: {
@@ -2219,6 +2559,144 @@ export interface components {
             span_count: number;
             /** @description The matching spans in start order (at most limits.traceDetailSpansMax). */
             spans: components["schemas"]["traces.span-response"][];
+        };
+        "workers.complete": {
+            results: {
+                /** Format: uuid */
+                task: string;
+                lease: components["schemas"]["runs.fields.leaseToken"];
+                /**
+                 * @description rate_limited: the agent's provider refused it for now; the task is retried without using a try, and the run lets half as many tasks be in flight.
+                 * @default ok
+                 * @enum {string|null}
+                 */
+                status?: "ok" | "error" | "rate_limited" | null;
+            }[];
+        };
+        "workers.complete-response": {
+            results: {
+                task: string;
+                /**
+                 * @description accepted (written: the task is done, retried or dead); stale (its lease expired or moved to another worker: nothing is written, so a task never has two results); cancelled (its run has ended); invalid (see errors: nothing is written, the lease stands).
+                 * @enum {string}
+                 */
+                outcome: "accepted" | "stale" | "cancelled" | "invalid";
+                /** @description An invalid item's errors, in DRF's shape. */
+                errors?: Record<string, never>;
+            }[];
+        };
+        "workers.heartbeat": {
+            /**
+             * @description The tasks it is running: the answer's `stop` lists those it no longer holds.
+             * @default []
+             */
+            tasks?: string[];
+        };
+        "workers.heartbeat-response": {
+            /** @description Of the tasks it named, those to stop: cancelled, skipped (the run's budget was reached) or leased to another after its lease expired. Their results would be refused. */
+            stop: string[];
+            /** @description Tasks it holds now, each lease extended by its run's lease_seconds. */
+            leases: number;
+        };
+        "workers.lease": {
+            /**
+             * @description Tasks to lease at most.
+             * @default 1
+             */
+            max?: number;
+            /**
+             * @description How long to wait for a task when none is ready: the answer comes as soon as one is (a long poll).
+             * @default 0
+             */
+            wait_ms?: number;
+            /** @description Only this run's tasks (else any live run of the worker's project, in turn). */
+            run?: components["schemas"]["common.pkOrNull"];
+        };
+        "workers.lease-response": {
+            /** @description Empty when no task was ready within wait_ms. */
+            tasks: components["schemas"]["workers.leased-task-response"][];
+        };
+        /** @description A task as a lease hands it out: everything needed to run it (never the datapoint's expected_output), and the token its result must come back with before the lease expires. */
+        "workers.leased-task-response": {
+            /** Format: uuid */
+            id: string;
+            lease: components["schemas"]["runs.fields.leaseToken"];
+            /**
+             * Format: date-time
+             * @description A heartbeat moves it on by the run's lease_seconds.
+             */
+            lease_expires_at: string;
+            /** Format: uuid */
+            run: string;
+            iteration: {
+                /** Format: uuid */
+                id: string;
+                iteration_name: string;
+                agent_code: string | null;
+            };
+            datapoint: {
+                /** Format: uuid */
+                id: string;
+                order: number;
+                /** @description Any JSON value. */
+                input: unknown;
+                persona: string | null;
+                /** @description Any JSON value. */
+                tags: unknown;
+            };
+            attempt: number;
+            /** @description 1 for the first try; one more after each error result. */
+            try: number;
+        };
+        "workers.worker": {
+            /** @description What to call it (a host's name and a number, say). */
+            name: string;
+            /**
+             * @description Where it runs.
+             * @default
+             */
+            host?: string | null;
+            /** @description Anything it wants to say of itself (a JSON value: its version, its concurrency...). */
+            metadata?: components["schemas"]["common.json"];
+            /** @description The project whose runs it works on: the API key's, else the only project the caller is a member of. */
+            project?: components["schemas"]["common.pkOrNull"];
+        };
+        /** @description A page of workers.worker-response. */
+        "workers.worker-page": {
+            /** @description How many items match, over all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            /** @description This page's items. */
+            results: components["schemas"]["workers.worker-response"][];
+        };
+        /** @description A worker: a process anywhere that leases a project's tasks, runs them and completes them. */
+        "workers.worker-response": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            project: string;
+            name: string;
+            host: string;
+            /** @description Any JSON value. */
+            metadata: unknown;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Its last lease, heartbeat or completion since the service started.
+             */
+            last_seen_at: string | null;
+            /** @description Tasks it holds now. */
+            leased: number;
         };
     };
     responses: {
@@ -3886,6 +4364,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3966,6 +4445,400 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    jobs_runs_list: {
+        parameters: {
+            query?: {
+                /** @description Only items whose status equals this. */
+                status?: components["schemas"]["runs.fields.status"];
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+                /** @description Which field to use when ordering the results: created_at, status. Prefix "-" for descending; separate several with commas. */
+                ordering?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.run-page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    jobs_runs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["runs.run"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.run-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    runs_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.run-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    runs_cancel_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.run-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    runs_retry_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.run-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    runs_tasks_list: {
+        parameters: {
+            query?: {
+                /** @description Only items whose state equals this. */
+                state?: components["schemas"]["runs.fields.taskState"];
+                /** @description Only items whose iteration equals this. */
+                iteration?: string;
+                /** @description Only items whose datapoint equals this. */
+                datapoint?: string;
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.task-page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    workers_list: {
+        parameters: {
+            query?: {
+                project?: string;
+                /** @description A page number within the paginated result set (from 1), or "last". */
+                page?: string;
+                /** @description Number of results to return per page (default 25, at most 100). */
+                page_size?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["workers.worker-page"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    workers_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["workers.worker"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["workers.worker-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workers_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["workers.worker-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    workers_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workers_lease_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["workers.lease"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["workers.lease-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workers_heartbeat_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["workers.heartbeat"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["workers.heartbeat-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workers_complete_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["workers.complete"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["workers.complete-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -33,12 +33,15 @@ import { jobRoutes } from './http/resources/jobs.ts';
 import { metricsRoutes } from './http/resources/metrics.ts';
 import { projectRoutes } from './http/resources/projects.ts';
 import { resultRoutes } from './http/resources/results.ts';
+import { runRoutes } from './http/resources/runs.ts';
+import { workerRoutes } from './http/resources/workers.ts';
 import { traceRoutes } from './http/resources/traces.ts';
 import { mountRoutes, type RequestChecks, type Route } from './http/route.ts';
 import type { ReadModel } from './read-model.ts';
 import type { ResultIntake } from './results/result-intake.ts';
 import type { ResultAnswers } from './results/result-answers.ts';
 import type { ResultKeeper } from './results/result-keeper.ts';
+import type { RunDispatch } from './runs/run-dispatch.ts';
 import type { StoreHealth } from './store/health.ts';
 import type { Kv } from './store/kv.ts';
 import type { Tenancy } from './tenancy.ts';
@@ -74,6 +77,8 @@ export interface Collaborators {
   resultIntake: ResultIntake;
   /** What results add up to: summaries, comparisons, paired datapoints. */
   resultAnswers: ResultAnswers;
+  /** Leased work: which run a worker's lease draws from, long polls, lease expiry (src/runs/). */
+  dispatch: RunDispatch;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
   /** Every committed change, for the event streams (GET /api/events/). */
@@ -108,6 +113,8 @@ export function allRoutes(service: Collaborators): Route[] {
     ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
     ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }),
     ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
+    ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch }),
+    ...workerRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, dispatch: service.dispatch }),
     ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
     ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),
   ];

@@ -132,6 +132,30 @@ export interface Limits {
   computeQueueMax: number;
   /** Work expected to take longer than this, in microseconds, runs on a worker thread. */
   computeInlineMicrosMax: number;
+  /** Runs one job holds (ended ones included). */
+  runsPerJobMax: number;
+  /** Tasks in one run (iterations x datapoints x attempts). */
+  tasksPerRunMax: number;
+  /** Tasks handed out by one lease; also the in-flight cap of a run without max_in_flight. */
+  tasksPerLeaseMax: number;
+  /** Items in one completion (POST /api/workers/{id}/complete/). */
+  completionItemsMax: number;
+  /** Bytes of a completion's body. */
+  completionBodyBytesMax: number;
+  /** Milliseconds a lease may wait for a task (`wait_ms`). */
+  leaseWaitMsMax: number;
+  /** Leases waiting for a task in one project at once; past it a lease answers at once, empty. */
+  leaseWaitersPerProjectMax: number;
+  /** Seconds a lease may last (`lease_seconds`) before a heartbeat extends it. */
+  leaseSecondsMax: number;
+  /** Tries a task may be given (`max_tries`). */
+  taskTriesMax: number;
+  /** Workers registered in one project. */
+  workersPerProjectMax: number;
+  /** Milliseconds a failed try waits before its retry, doubled with each further try (times a jitter in [0.5, 1.5)). */
+  runRetryDelayMs: number;
+  /** The longest such wait, in milliseconds. */
+  runRetryDelayMsMax: number;
 }
 
 export interface Config {
@@ -223,6 +247,18 @@ export const defaultLimits: Readonly<Limits> = Object.freeze({
   computeThreadsMax: availableParallelism(),
   computeQueueMax: 64,
   computeInlineMicrosMax: 2000,
+  runsPerJobMax: 1000,
+  tasksPerRunMax: 2_000_000,
+  tasksPerLeaseMax: 1000,
+  completionItemsMax: 1000,
+  completionBodyBytesMax: 32 * 1024 * 1024,
+  leaseWaitMsMax: 60_000,
+  leaseWaitersPerProjectMax: 1024,
+  leaseSecondsMax: 3600,
+  taskTriesMax: 20,
+  workersPerProjectMax: 1024,
+  runRetryDelayMs: 1000,
+  runRetryDelayMsMax: 60_000,
 });
 
 /** Environment variable for each limit: LIMIT_ + the name in SCREAMING_SNAKE_CASE. */

@@ -4,11 +4,13 @@
 import type { AgentEvent, AgentState } from './domain/agent.ts';
 import type { IdentityEvent, IdentityState } from './domain/identity.ts';
 import type { JobEvent, JobState } from './domain/job.ts';
-import type { ProjectEvent, ProjectState } from './domain/project.ts';
+import type { ProjectEvent, ProjectState, Worker } from './domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from './domain/records.ts';
+import { applyRunEvent, isEnded, newRunState, type Run, type RunState } from './domain/run.ts';
+import { RunTasks } from './domain/run-tasks.ts';
 import { Collection } from './query/collection.ts';
 import type { SortedRecords } from './query/list.ts';
-import { VersionedMap, versionOfImmutable } from './query/versions.ts';
+import { nextVersion, VersionedMap, versionOfImmutable } from './query/versions.ts';
 
 const newestFirst = [{ field: 'created_at', descending: true }] as const;
 const datapointOrdering = [{ field: 'order', descending: false }] as const;
@@ -64,6 +66,24 @@ export class ReadModel {
     // Every job retrieve embeds its iterations: have those small lists ready from the start.
     eagerFields: ['job'],
   });
+
+  readonly workers = new Collection<Worker>({
+    partitionOf: (worker) => worker.project,
+    defaultOrdering: newestFirst,
+    indexedFields: [],
+  });
+  readonly runs = new Collection<Run>({
+    partitionOf: (run) => run.project,
+    defaultOrdering: newestFirst,
+    indexedFields: ['job', 'status'],
+  });
+  /**
+   * Each run's committed tasks and spending, changed by its committed events as the job's actor
+   * changes its own (the same applyRunEvent): the actor's copy decides, this one answers.
+   */
+  readonly runStates = new Map<string, RunState>();
+  /** Changes whenever a run's tasks or spending do (their counts are answered beside the run record). */
+  runTasksVersion = nextVersion();
 
   /** The projects a user belongs to. */
   projectsOf(userId: number): Iterable<string> {
@@ -138,6 +158,12 @@ export class ReadModel {
           this.memberships.delete(event.membership.id);
           this.membershipsByUser.get(event.membership.user)?.delete(event.membership.project);
           break;
+        case 'WorkerRegistered':
+          this.workers.put(event.worker);
+          break;
+        case 'WorkerRemoved':
+          this.workers.delete(event.worker.id);
+          break;
       }
     }
   }
@@ -175,6 +201,7 @@ export class ReadModel {
           break;
         case 'JobDeleted':
           for (const iteration of this.iterationsOf(event.job)) this.iterations.delete(iteration.id);
+          for (const run of this.runsOf(event.job)) this.forgetRun(run.id);
           this.jobs.delete(event.job.id);
           break;
         case 'IterationAdded':
@@ -184,18 +211,43 @@ export class ReadModel {
         case 'IterationRemoved':
           this.iterations.delete(event.iteration.id);
           break;
+        case 'RunCreated':
+          this.runStates.set(event.run.id, newRunState(event));
+          this.runs.put(event.run);
+          break;
+        default: {
+          const state = this.runStates.get(typeof event.run === 'string' ? event.run : event.run.id);
+          if (!state) break; // its job was deleted by a write of the same commit
+          applyRunEvent(state, event);
+          if (event.type === 'RunUpdated' || event.type === 'RunEnded') this.runs.put(state.run);
+          this.runTasksVersion = nextVersion();
+        }
       }
     }
+  }
+
+  /** The run (not ended) that evaluates an iteration, if one does: it alone writes the iteration's results meanwhile. */
+  liveRunOf(iteration: JobIteration): Run | undefined {
+    const job = this.jobs.get(iteration.job);
+    if (!job) return undefined;
+    return this.runsOf(job).find((run) => !isEnded(run) && run.iterations.includes(iteration.id));
+  }
+
+  /** A job's runs, newest first. */
+  runsOf(job: Job): Run[] {
+    return this.runs.partition(job.project)?.byField.get('job')?.get(job.id)?.toArray() ?? [];
   }
 
   /** Drops every record of a deleted project (its streams were dropped in the same commit). */
   forgetProject(projectId: string): void {
     this.projects.delete(projectId);
     this.memberships.deletePartition(projectId);
+    this.workers.deletePartition(projectId);
     this.agents.deletePartition(projectId);
     this.datasets.deletePartition(projectId);
     this.jobs.deletePartition(projectId);
     this.iterations.deletePartition(projectId);
+    for (const run of [...this.runs.values()]) if (run.project === projectId) this.forgetRun(run.id);
     for (const memberships of this.membershipsByUser.values()) memberships.delete(projectId);
     for (const [id, { project }] of this.agentLabels) if (project === projectId) this.agentLabels.delete(id);
     for (const apiKey of [...this.apiKeys.values()]) if (apiKey.project === projectId) this.deleteApiKey(apiKey.id);
@@ -214,13 +266,16 @@ export class ReadModel {
   loadProjects(states: Iterable<ProjectState>): void {
     const projects: Project[] = [];
     const memberships: Membership[] = [];
+    const workers: Worker[] = [];
     for (const state of states) {
       if (!state.project) continue;
       projects.push(state.project);
       for (const membership of state.memberships.values()) memberships.push(membership);
+      for (const worker of state.workers.values()) workers.push(worker);
     }
     this.projects.load(projects);
     this.memberships.load(memberships);
+    this.workers.load(workers);
     for (const membership of memberships) this.indexMembershipByUser(membership);
   }
 
@@ -239,13 +294,26 @@ export class ReadModel {
   loadJobs(states: Iterable<JobState>): void {
     const jobs: Job[] = [];
     const iterations: JobIteration[] = [];
+    const runs: Run[] = [];
     for (const state of states) {
       if (!state.job) continue;
       jobs.push(state.job);
       for (const iteration of state.iterations.values()) iterations.push(iteration);
+      for (const { run, tasks, spending } of state.runs.values()) {
+        runs.push(run);
+        // A copy of its own: the actor goes on changing its state in place.
+        this.runStates.set(run.id, { run, tasks: RunTasks.fromPlain(tasks.toPlain()), spending: { ...spending } });
+      }
     }
     this.jobs.load(jobs);
     this.iterations.load(iterations);
+    this.runs.load(runs);
+  }
+
+  private forgetRun(id: string): void {
+    this.runs.delete(id);
+    this.runStates.delete(id);
+    this.runTasksVersion = nextVersion();
   }
 
   private labelAgent(agent: Agent): void {

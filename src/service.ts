@@ -33,6 +33,13 @@ import { MemoryKv } from './store/memory-kv.ts';
 import { ResultKeeper } from './results/result-keeper.ts';
 import { ResultIntake } from './results/result-intake.ts';
 import { ResultAnswers } from './results/result-answers.ts';
+import { RunDispatch } from './runs/run-dispatch.ts';
+import { RunProgress } from './runs/run-progress.ts';
+import { RunResults } from './runs/run-results.ts';
+import type { AgentEvent } from './domain/agent.ts';
+import type { JobEvent } from './domain/job.ts';
+import { isEnded } from './domain/run.ts';
+import { timestamp } from './clock.ts';
 import { Tenancy } from './tenancy.ts';
 import { Traces } from './traces/traces.ts';
 import { sharedValidator } from './validation/validator.ts';
@@ -86,19 +93,61 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   });
   // Event ids grow across restarts too: each process starts numbering at the clock's microseconds.
   const changes = new ChangeFeed(config.limits, clock.nowMs() * 1000);
+  const runResults = new RunResults(results);
+  // Made once the registry has recovered (they read what it recovered); no commit applies before.
+  let runs: { dispatch: RunDispatch; progress: RunProgress; answers: ResultAnswers } | undefined;
   const started = clock.nowMs();
   const registry = Registry.recover({
     journal,
     readModel,
     limits: config.limits,
     storeOutcome: recordStoreOutcome,
-    projectDeleted: (projectId) => traces.forgetProject(projectId),
+    projectDeleted: (projectId) => {
+      traces.forgetProject(projectId);
+      runs?.dispatch.forgetGone();
+    },
     jsonText: (value) => jsonCache.text(value),
     changed: (committed) => {
       changes.publish(publishedChanges(committed, readModel, jsonCache));
       if (committed.some((change) => change.type.endsWith('.deleted'))) results.sweepSoon();
     },
+    // A run's completed tasks write their result rows in the commit that marks them done.
+    alongside: (kind, _id, events) => (kind === 'job' ? runResults.opsOf(events as JobEvent[]) : []),
+    applied: (kind, _id, events) => {
+      if (!runs) throw new Error('a commit applied before the runs were followed');
+      if (kind === 'job') {
+        const written = runResults.apply(events as JobEvent[]);
+        runs.progress.wrote(written);
+        for (const { iteration } of written) runs.answers.prepare(iteration);
+        runs.dispatch.applied(events as JobEvent[]);
+      } else if (kind === 'agent') {
+        failRunsOfGoneVersions(events as AgentEvent[]);
+      }
+    },
   });
+  /** A run cannot go on without its dataset version or its agent: deleting either fails it. */
+  const failRunsOfGoneVersions = (events: readonly AgentEvent[]) => {
+    const datasets = new Set<string>();
+    for (const event of events) {
+      if (event.type === 'DatasetDeleted') datasets.add(event.dataset.id);
+      if (event.type === 'AgentUpdated' && event.agent.is_deleted) {
+        for (const dataset of readModel.datasets.values()) if (dataset.agent === event.agent.id) datasets.add(dataset.id);
+        for (const run of readModel.runs.values()) if (readModel.jobs.get(run.job)?.agent === event.agent.id) datasets.add(run.dataset);
+      }
+    }
+    const byJob = new Map<string, { project: string; runs: string[] }>();
+    for (const run of readModel.runs.values()) {
+      if (!datasets.has(run.dataset) || isEnded(run)) continue;
+      const entry = byJob.get(run.job) ?? { project: run.project, runs: [] };
+      entry.runs.push(run.id);
+      byJob.set(run.job, entry);
+    }
+    for (const [job, { project, runs: failing }] of byJob) {
+      registry
+        .ask(registry.actor('job', job), [project], { type: 'FailRuns', runs: failing, now: timestamp(clock) })
+        .catch((error: unknown) => logger.warn({ err: error, job }, 'a run whose dataset version went could not be failed'));
+    }
+  };
   results.load();
   // Before anything writes in the background: the store reopens underneath.
   await kv.releaseRecoveryPages();
@@ -117,6 +166,19 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const compute = new ComputePool(config.limits);
   const resultAnswers = new ResultAnswers(results.store, compute, config.limits);
   resultAnswers.prepare();
+  const progress = new RunProgress({
+    readModel,
+    clock,
+    publish: (published) => changes.publish(published),
+    resultsWritten: (iteration, written) => {
+      const record = readModel.iterations.get(iteration);
+      const table = results.store.table(iteration);
+      if (!record || !table) return null;
+      return publishedResults(record, { roster: table.roster, created: written.created, replaced: written.replaced, results: table.rows }, readModel);
+    },
+  });
+  const dispatch = new RunDispatch({ registry, readModel, clock, limits: config.limits, progressed: (run) => progress.progressed(run) });
+  runs = { dispatch, progress, answers: resultAnswers };
   const resultIntake = new ResultIntake({
     results,
     readModel,
@@ -138,6 +200,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     resultAnswers,
     tenancy: new Tenancy(readModel, registry.gates),
     results,
+    dispatch,
     resultIntake,
     validator,
     tokens,
@@ -191,8 +254,11 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     },
     close() {
       closing ??= (async () => {
-        // Event streams never finish by themselves: end them so the server can close.
+        // Event streams never finish by themselves: end them so the server can close; leases
+        // waiting for a task are answered now.
         changes.close();
+        dispatch.close();
+        progress.close();
         if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
         await traces.close();
         await results.close();

@@ -33,6 +33,11 @@ export interface ActorEnvironment {
   limits: Readonly<Limits>;
   /** Committed events of one message, in commit order, for the read model. */
   committed(kind: string, id: string, events: readonly unknown[]): void;
+  /**
+   * Ops of other stores that these events write in their own commit (a run's completed tasks
+   * write their result rows there): made when the commit's transaction begins.
+   */
+  alongside?(kind: string, id: string, events: readonly unknown[]): KvOp[];
   /** The stream ended (its record was deleted) and its actor must be forgotten. */
   ended(kind: string, id: string): void;
   /** Every commit's outcome, for health reporting. */
@@ -442,7 +447,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     if (cursor.sinceSnapshot >= Math.max(this.env.limits.snapshotEvery, this.kind.snapshotItems(this.state) / 2)) {
       const snapshot = this.snapshotOps(cursor.seq, previousSeq, removalsMax);
       snapshot.done();
-      return { ops: snapshot.ops };
+      return { ops: [...snapshot.ops, ...this.alongside(eventful)] };
     }
     const { eventCodec } = this.kind;
     const ops = eventful.map((events, index) =>
@@ -454,7 +459,15 @@ export class Actor<State, Command, Event> implements StreamActor {
     );
     const appended = ops.at(-1);
     ops.push(...this.coveredRemovalOps(removalsMax));
+    ops.push(...this.alongside(eventful));
     return { ops, appended };
+  }
+
+  /** What other stores write with these messages' events, in the same commit. */
+  private alongside(eventful: readonly (readonly Event[])[]): KvOp[] {
+    const { alongside } = this.env;
+    if (!alongside) return [];
+    return eventful.flatMap((events) => alongside(this.kind.name, this.id, events));
   }
 
   /** Ops removing up to `removalsMax` of the covered entries still stored, oldest first. */

@@ -11,6 +11,8 @@
 // parts holds every iteration inline and reads as it did.
 import { jobDecider, type JobState } from '../domain/job.ts';
 import type { Job, JobIteration } from '../domain/records.ts';
+import type { Run, RunSpending, RunState } from '../domain/run.ts';
+import { RunTasks, type RunTasksPlain } from '../domain/run-tasks.ts';
 import type { SnapshotCodec } from './actor-kind.ts';
 
 /**
@@ -27,6 +29,25 @@ interface PartedSnapshot {
   parts: string[];
   /** The iterations after the last full part. */
   tail: StoredIteration[];
+  /** Its runs with their task columns (absent in snapshots written before runs). */
+  runs?: StoredRun[];
+}
+
+/** A run as a snapshot holds it. */
+interface StoredRun {
+  run: Run;
+  tasks: RunTasksPlain;
+  spending: RunSpending;
+}
+
+/** Tasks of a run that count as one item of a snapshot (snapshotItems): a run's columns are encoded whole. */
+const runTasksPerSnapshotItem = 4096;
+
+/** What a job's runs add to its snapshot's size, in items. */
+export function runSnapshotItems(state: JobState): number {
+  let items = 0;
+  for (const run of state.runs.values()) items += Math.ceil(run.tasks.total / runTasksPerSnapshotItem);
+  return items;
 }
 
 /** A snapshot written before parts. */
@@ -59,7 +80,8 @@ export const jobCodec: SnapshotCodec<JobState> = {
     }
     layouts.set(state.iterations, layout);
     const staleParts = [...storedParts].filter((id) => !layout.has(id));
-    const value: PartedSnapshot = { job: state.job, parts: [...layout.keys()], tail: [...records].map(storedIteration) };
+    const runs = [...state.runs.values()].map(storedRun);
+    const value: PartedSnapshot = { job: state.job, parts: [...layout.keys()], tail: [...records].map(storedIteration), runs };
     return { value, newParts, staleParts };
   },
 
@@ -82,6 +104,7 @@ export const jobCodec: SnapshotCodec<JobState> = {
     }
     for (const iteration of restore(snapshot.tail)) state.iterations.set(iteration.id, iteration);
     layouts.set(state.iterations, layout);
+    for (const stored of snapshot.runs ?? []) state.runs.set(stored.run.id, restoredRun(stored));
     return { state, storedParts: new Set(snapshot.parts) };
   },
 };
@@ -120,4 +143,12 @@ function restoreIteration(stored: StoredIteration, job: Job): JobIteration {
   iteration.job = job.id;
   iteration.project = job.project;
   return iteration;
+}
+
+function storedRun({ run, tasks, spending }: RunState): StoredRun {
+  return { run, tasks: tasks.toPlain(), spending: { ...spending } };
+}
+
+function restoredRun(stored: StoredRun): RunState {
+  return { run: stored.run, tasks: RunTasks.fromPlain(stored.tasks), spending: { ...stored.spending } };
 }

@@ -3,13 +3,13 @@
 import { agentDecider, type AgentCommand, type AgentEvent, type AgentState } from '../domain/agent.ts';
 import { identityDecider, type IdentityCommand, type IdentityEvent, type IdentityState } from '../domain/identity.ts';
 import { jobDecider, type JobCommand, type JobEvent, type JobState } from '../domain/job.ts';
-import { projectDecider, type ProjectCommand, type ProjectEvent, type ProjectState } from '../domain/project.ts';
+import { projectDecider, type ProjectCommand, type ProjectEvent, type ProjectState, type Worker } from '../domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Membership, Project, User } from '../domain/records.ts';
 import { invalid } from '../domain/rejection.ts';
 import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
 import { plainCodec, type ActorKind, type Claim, type SnapshotCodec } from './actor-kind.ts';
-import { iterationsPerPart, jobCodec } from './job-codec.ts';
+import { iterationsPerPart, jobCodec, runSnapshotItems } from './job-codec.ts';
 
 /** An actor kind as the registry holds it: the actor's needs plus how readers learn of its writes. */
 export interface RegisteredKind<State, Command, Event> extends ActorKind<State, Command, Event> {
@@ -76,18 +76,23 @@ const projectSlugClaim = (project: Project): Claim => ({
 
 export const projectKind: ProjectKind = {
   name: 'project',
-  eventTypes: { ProjectCreated: true, ProjectUpdated: true, ProjectDeleted: true, MembershipAdded: true, MembershipRemoved: true },
+  eventTypes: {
+    ProjectCreated: true, ProjectUpdated: true, ProjectDeleted: true, MembershipAdded: true, MembershipRemoved: true,
+    WorkerRegistered: true, WorkerRemoved: true,
+  },
   decider: projectDecider,
   codec: plainCodec(
-    (state) => ({ project: state.project, memberships: [...state.memberships.values()] }),
+    (state) => ({ project: state.project, memberships: [...state.memberships.values()], workers: [...state.workers.values()] }),
     (value) => {
-      const plain = value as { project: Project | null; memberships: Membership[] };
+      // Snapshots written before workers hold none.
+      const plain = value as { project: Project | null; memberships: Membership[]; workers?: Worker[] };
       const state = projectDecider.initialState();
       state.project = plain.project;
       for (const membership of plain.memberships) {
         state.memberships.set(membership.id, membership);
         state.membershipIdsByUser.set(membership.user, membership.id);
       }
+      for (const worker of plain.workers ?? []) state.workers.set(worker.id, worker);
       return state;
     },
   ),
@@ -97,7 +102,7 @@ export const projectKind: ProjectKind = {
     for (const event of events) project = event.type === 'ProjectDeleted' ? null : 'project' in event ? event.project : project;
     return project ? [projectSlugClaim(project)] : [];
   },
-  snapshotItems: (state) => state.memberships.size,
+  snapshotItems: (state) => state.memberships.size + state.workers.size,
   apply: (readModel, events) => readModel.applyProject(events),
   load: (readModel, states) => readModel.loadProjects(states),
   changes: (_id, events, before) => projectChanges(events, before),
@@ -178,13 +183,27 @@ export const agentKind: AgentKind = {
 
 export const jobKind: JobKind = {
   name: 'job',
-  eventTypes: { JobCreated: true, JobUpdated: true, JobDeleted: true, IterationAdded: true, IterationUpdated: true, IterationRemoved: true },
+  eventTypes: {
+    JobCreated: true, JobUpdated: true, JobDeleted: true, IterationAdded: true, IterationUpdated: true, IterationRemoved: true,
+    RunCreated: true, RunUpdated: true, TasksLeased: true, LeasesExtended: true, TasksCompleted: true, WorkerReleased: true,
+    TasksQueuedAgain: true, RunEnded: true,
+  },
   decider: jobDecider,
   codec: jobCodec,
+  eventCodec: {
+    // A completed task's result row is written to the results store in the same commit: the
+    // journal keeps where the task went, not the row again.
+    encode: (event) =>
+      event.type === 'TasksCompleted'
+        ? { ...event, tasks: event.tasks.map(({ position, to, readyAt, error, cost }) => ({ position, to, readyAt, error, cost, result: null })) }
+        : event,
+    decode: (stored) => stored as JobEvent,
+  },
   claimsOf: () => [],
   claimsAfter: () => [],
-  // A snapshot references each full part of iterations (job-codec.ts) and encodes only the rest.
-  snapshotItems: (state) => Math.ceil(state.iterations.size / iterationsPerPart),
+  // A snapshot references each full part of iterations (job-codec.ts) and encodes only the rest;
+  // a run's task columns count as one item per runTasksPerSnapshotItem tasks.
+  snapshotItems: (state) => Math.ceil(state.iterations.size / iterationsPerPart) + runSnapshotItems(state),
   apply: (readModel, events) => readModel.applyJob(events),
   load: (readModel, states) => readModel.loadJobs(states),
   changes: (_id, events) => jobChanges(events),

@@ -9,6 +9,7 @@ import { notFound } from '../domain/rejection.ts';
 import type { Before, Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
 import { StoreCorruptError, type Journal, type RecoveredStream } from '../store/journal.ts';
+import type { KvOp } from '../store/kv.ts';
 import { Unavailable } from '../unavailable.ts';
 import { Actor, type ActorEnvironment, type StagedWrite, type StreamActor } from './actor.ts';
 import type { ActorKind, JsonText } from './actor-kind.ts';
@@ -44,6 +45,10 @@ export interface RegistryOptions {
   jsonText: JsonText;
   /** Called with each committed message's changes once the read model has them (the event feed). */
   changed?(changes: readonly Change[]): void;
+  /** Ops of other stores that a message's events write in their own commit (see ActorEnvironment.alongside). */
+  alongside?(kind: string, id: string, events: readonly unknown[]): KvOp[];
+  /** Called with each committed message's events once the read model has them (stores kept beside it, the runs' dispatch). */
+  applied?(kind: string, id: string, events: readonly unknown[]): void;
 }
 
 /** Actors whose snapshots one shutdown transaction writes. */
@@ -71,8 +76,10 @@ export class Registry {
         // What changed is judged against the read model before the events (was the agent live?).
         const changes = options.changed ? kind.changes(id, events, before) : [];
         kind.apply(readModel, events);
+        options.applied?.(kindName, id, events);
         if (changes.length > 0) options.changed!(changes);
       },
+      alongside: options.alongside,
       ended: (kindName, id) => {
         this.actorsOf(kindName).delete(id);
       },

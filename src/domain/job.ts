@@ -1,11 +1,19 @@
-// A job and its iterations: one stream per job.
+// A job, its iterations and its runs: one stream per job. A run's decisions are run.ts's; a job
+// with runs follows them (its status moves with theirs).
 import type { Decider } from './decider.ts';
 import { iterationBlankText, iterationWritableFields, jobBlankText, jobWritableFields, writableOrDefault, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
+import type { RunShape } from './run-tasks.ts';
 import { conflict, invalid, notFound } from './rejection.ts';
+import {
+  applyRunEvent, decideCancel, decideCompletion, decideExpiry, decideExtend, decideFailure, decideLease, decideRelease, decideRetry, isEnded,
+  newRunState, type Run, type RunCommand, type RunEvent, type RunLimits, type RunState,
+} from './run.ts';
 
 export interface JobState {
   job: Job | null;
   iterations: Map<string, JobIteration>;
+  /** Its runs, in the order they were created. */
+  runs: Map<string, RunState>;
   gone: boolean;
 }
 
@@ -47,7 +55,9 @@ export type JobCommand =
   | { type: 'DeleteJob' }
   | { type: 'AddIteration'; iteration: JobIteration }
   | { type: 'UpdateIteration'; id: string; changes: IterationChanges }
-  | { type: 'RemoveIteration'; id: string };
+  /** `now` (when given) ends the runs of the iteration as failed at that time. */
+  | { type: 'RemoveIteration'; id: string; now?: Timestamp }
+  | RunCommand;
 
 export type JobEvent =
   | { type: 'JobCreated'; job: Job }
@@ -55,7 +65,8 @@ export type JobEvent =
   | { type: 'JobDeleted'; job: Job }
   | { type: 'IterationAdded'; iteration: JobIteration }
   | { type: 'IterationUpdated'; iteration: JobIteration }
-  | { type: 'IterationRemoved'; iteration: JobIteration };
+  | { type: 'IterationRemoved'; iteration: JobIteration }
+  | RunEvent;
 
 /** Where a job may go from each status; the final ones go nowhere. */
 const statusMoves: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
@@ -100,12 +111,13 @@ function jsonEqual(a: Json, b: Json): boolean {
 }
 
 /** The configured limits a job's decisions read. */
-export interface JobLimits {
+export interface JobLimits extends RunLimits {
   iterationsPerJobMax: number;
+  runsPerJobMax: number;
 }
 
 export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
-  initialState: () => ({ job: null, iterations: new Map(), gone: false }),
+  initialState: () => ({ job: null, iterations: new Map(), runs: new Map(), gone: false }),
 
   decide(state, command, limits) {
     if (command.type === 'CreateJob') {
@@ -127,11 +139,12 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
         const events: JobEvent[] = [
           { type: 'JobUpdated', job: { ...updated, improvement: deriveImprovement(updated, command.changes) } },
         ];
-        // Iterations carry their job's project; a job moved to another project takes them along.
+        // Iterations and runs carry their job's project; a job moved to another project takes them along.
         if (updated.project !== job.project) {
           for (const iteration of state.iterations.values()) {
             events.push({ type: 'IterationUpdated', iteration: { ...iteration, project: updated.project } });
           }
+          for (const { run } of state.runs.values()) events.push({ type: 'RunUpdated', run: { ...run, project: updated.project } });
         }
         return events;
       }
@@ -150,8 +163,12 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
       case 'RemoveIteration': {
         const iteration = state.iterations.get(command.id);
         if (!iteration) throw notFound();
-        return [{ type: 'IterationRemoved', iteration }];
+        // Its runs cannot go on without it.
+        const runs = [...state.runs.values()].filter((run) => run.run.iterations.includes(iteration.id)).map((run) => run.run.id);
+        return [{ type: 'IterationRemoved', iteration }, ...withJobStatus(state, job, decideRuns(state, { type: 'FailRuns', runs, now: command.now ?? job.updated_at }, limits))];
       }
+      default:
+        return withJobStatus(state, job, decideRuns(state, command, limits));
     }
   },
 
@@ -173,9 +190,91 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
       case 'IterationRemoved':
         state.iterations.delete(event.iteration.id);
         break;
+      case 'RunCreated':
+        state.runs.set(event.run.id, newRunState(event));
+        break;
+      default:
+        applyRunEvent(runOf(state, typeof event.run === 'string' ? event.run : event.run.id), event);
     }
     return state;
   },
 
   isGone: (state) => state.gone,
 };
+
+// ---- runs ----
+
+function runOf(state: JobState, id: string): RunState {
+  const run = state.runs.get(id);
+  if (!run) throw notFound();
+  return run;
+}
+
+/** What a run command decides (the lease's and the completion's answers are read from their events). */
+function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; runs: readonly string[]; now: string }, limits: JobLimits): RunEvent[] {
+  switch (command.type) {
+    case 'CreateRun':
+      return decideCreate(state, command.run, command.shape, limits);
+    case 'LeaseTasks':
+      return decideLease(runOf(state, command.run), command).events;
+    case 'CompleteTasks':
+      return decideCompletion(runOf(state, command.run), command, limits).events;
+    case 'ExtendLeases':
+      return command.runs.flatMap((id) => (state.runs.has(id) ? decideExtend(runOf(state, id), command.worker, command.nowMs) : []));
+    case 'ExpireLeases':
+      return decideExpiry(runOf(state, command.run), command.nowMs);
+    case 'ReleaseWorker':
+      return command.runs.flatMap((id) => (state.runs.has(id) ? decideRelease(runOf(state, id), command.worker, command.nowMs) : []));
+    case 'CancelRun':
+      return decideCancel(runOf(state, command.run), command.now);
+    case 'RetryRun':
+      if (state.job?.status === 'cancelled') throw conflict('A cancelled job takes no retry.');
+      return decideRetry(runOf(state, command.run), command.failedResults, command.nowMs);
+    case 'FailRuns':
+      return command.runs.flatMap((id) => (state.runs.has(id) ? decideFailure(runOf(state, id), command.now) : []));
+  }
+}
+
+function decideCreate(state: JobState, run: Run, shape: RunShape, limits: JobLimits): RunEvent[] {
+  if (state.job?.status === 'cancelled') throw conflict('A cancelled job takes no new run.');
+  if (state.runs.size >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
+  const missing = run.iterations.filter((id) => !state.iterations.has(id));
+  if (missing.length > 0) throw invalid({ iterations: missing.map((id) => `Invalid pk "${id}" - object does not exist.`) });
+  // Its in-flight cap is fixed with it: replaying its events never reads the configuration.
+  return [{ type: 'RunCreated', run, shape, inFlightCap: run.max_in_flight ?? limits.tasksPerLeaseMax }];
+}
+
+/**
+ * The events of run decisions, then the job's own move if they make one: a new run names itself
+ * in worker_task_id; the job is running while one of its runs is, pending while one waits for its
+ * first lease, and once they have all ended completed (failed if one failed, cancelled if all
+ * were). These moves are the service's and may reopen a completed or failed job; a cancelled job
+ * stays cancelled.
+ */
+function withJobStatus(state: JobState, job: Job, events: RunEvent[]): JobEvent[] {
+  if (events.length === 0) return events;
+  const runs = new Map([...state.runs].map(([id, run]) => [id, run.run]));
+  let workerTaskId = job.worker_task_id;
+  for (const event of events) {
+    if (event.type === 'RunCreated') workerTaskId = event.run.id;
+    if (event.type === 'RunCreated' || event.type === 'RunUpdated' || event.type === 'RunEnded') runs.set(event.run.id, event.run);
+  }
+  const status = job.status === 'cancelled' ? job.status : statusOfRuns([...runs.values()]) ?? job.status;
+  if (status === job.status && workerTaskId === job.worker_task_id) return events;
+  return [...events, { type: 'JobUpdated', job: { ...job, status, worker_task_id: workerTaskId } }];
+}
+
+function statusOfRuns(runs: readonly Run[]): JobStatus | undefined {
+  if (runs.length === 0) return undefined;
+  if (runs.some((run) => run.status === 'running')) return 'running';
+  if (runs.some((run) => run.status === 'queued')) return 'pending';
+  if (runs.some((run) => run.status === 'failed')) return 'failed';
+  if (runs.every((run) => run.status === 'cancelled')) return 'cancelled';
+  return 'completed';
+}
+
+/** Whether the job has a run that has not ended. */
+export function hasLiveRun(state: JobState): boolean {
+  for (const run of state.runs.values()) if (!isEnded(run.run)) return true;
+  return false;
+}

@@ -1,13 +1,27 @@
-// A project and its memberships: one stream per project.
+// A project, its memberships and its workers: one stream per project.
 import type { Decider } from './decider.ts';
-import { projectDefaults, type Membership, type Project, type Timestamp, type User, type Uuid } from './records.ts';
+import { projectDefaults, type Json, type Membership, type Project, type Timestamp, type User, type Uuid } from './records.ts';
 import { forbidden, invalid, notFound } from './rejection.ts';
 
 export interface ProjectState {
   project: Project | null;
   memberships: Map<string, Membership>;
   membershipIdsByUser: Map<number, string>;
+  /** The workers registered to run its runs' tasks. */
+  workers: Map<string, Worker>;
   gone: boolean;
+}
+
+/** A process that leases a project's tasks, runs them and completes them (any language, HTTP only). */
+export interface Worker {
+  readonly id: Uuid;
+  readonly project: Uuid;
+  readonly name: string;
+  readonly host: string;
+  readonly metadata: Json;
+  /** Who registered it (a user id): the worker acts with that user's or API key's credentials. */
+  readonly registered_by: number | null;
+  readonly created_at: Timestamp;
 }
 
 export type ProjectChanges = Partial<Pick<Project, 'name' | 'slug' | 'description' | 'is_active' | 'settings'>>;
@@ -40,22 +54,27 @@ export type ProjectCommand =
   | { type: 'UpdateProject'; changes: ProjectChanges; now: Timestamp }
   | { type: 'DeleteProject' }
   | { type: 'AddMember'; membership: Membership }
-  | { type: 'RemoveMember'; id: string; requestedBy: number };
+  | { type: 'RemoveMember'; id: string; requestedBy: number }
+  | { type: 'RegisterWorker'; worker: Worker }
+  | { type: 'RemoveWorker'; id: string };
 
 export type ProjectEvent =
   | { type: 'ProjectCreated'; project: Project }
   | { type: 'ProjectUpdated'; project: Project }
   | { type: 'ProjectDeleted'; project: Project }
   | { type: 'MembershipAdded'; membership: Membership }
-  | { type: 'MembershipRemoved'; membership: Membership };
+  | { type: 'MembershipRemoved'; membership: Membership }
+  | { type: 'WorkerRegistered'; worker: Worker }
+  | { type: 'WorkerRemoved'; worker: Worker };
 
 /** The configured limits a project's decisions read. */
 export interface ProjectLimits {
   membershipsPerProjectMax: number;
+  workersPerProjectMax: number;
 }
 
 export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent, ProjectLimits> = {
-  initialState: () => ({ project: null, memberships: new Map(), membershipIdsByUser: new Map(), gone: false }),
+  initialState: () => ({ project: null, memberships: new Map(), membershipIdsByUser: new Map(), workers: new Map(), gone: false }),
 
   decide(state, command, limits) {
     if (command.type === 'CreateProject') {
@@ -87,6 +106,16 @@ export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent,
         }
         return [{ type: 'MembershipRemoved', membership }];
       }
+      case 'RegisterWorker':
+        if (state.workers.size >= limits.workersPerProjectMax) {
+          throw invalid({ non_field_errors: [`A project may have at most ${limits.workersPerProjectMax} workers registered; remove one (DELETE /api/workers/{id}/) first.`] });
+        }
+        return [{ type: 'WorkerRegistered', worker: { ...command.worker, project: project.id } }];
+      case 'RemoveWorker': {
+        const worker = state.workers.get(command.id);
+        if (!worker) throw notFound();
+        return [{ type: 'WorkerRemoved', worker }];
+      }
     }
   },
 
@@ -107,6 +136,12 @@ export const projectDecider: Decider<ProjectState, ProjectCommand, ProjectEvent,
       case 'MembershipRemoved':
         state.memberships.delete(event.membership.id);
         state.membershipIdsByUser.delete(event.membership.user);
+        break;
+      case 'WorkerRegistered':
+        state.workers.set(event.worker.id, event.worker);
+        break;
+      case 'WorkerRemoved':
+        state.workers.delete(event.worker.id);
         break;
     }
     return state;

@@ -5,6 +5,7 @@ import type { AgentEvent } from '../domain/agent.ts';
 import type { JobEvent } from '../domain/job.ts';
 import type { ProjectEvent } from '../domain/project.ts';
 import type { Agent, Dataset, Job, JobIteration, Project } from '../domain/records.ts';
+import type { Run } from '../domain/run.ts';
 
 export const changeTypes = [
   'project.created', 'project.updated', 'project.deleted',
@@ -14,6 +15,7 @@ export const changeTypes = [
   'iteration.created', 'iteration.updated', 'iteration.deleted',
   'spans.ingested',
   'results.written',
+  'run.created', 'run.progress', 'run.finished',
 ] as const;
 
 export type ChangeType = (typeof changeTypes)[number];
@@ -28,7 +30,9 @@ export type Change =
   /** The dataset is the read model's once the write is applied (the agent names only its id). */
   | { type: 'dataset.activated'; agent: Agent; datasetId: string }
   | { type: 'job.created' | 'job.updated' | 'job.deleted'; job: Job }
-  | { type: 'iteration.created' | 'iteration.updated' | 'iteration.deleted'; iteration: JobIteration };
+  | { type: 'iteration.created' | 'iteration.updated' | 'iteration.deleted'; iteration: JobIteration }
+  /** A run as committed (its counts are the read model's when it is announced). */
+  | { type: 'run.created' | 'run.finished'; run: Run };
 
 /** The committed state just before a write, as far as its changes depend on it. */
 export interface Before {
@@ -87,21 +91,28 @@ export function agentChanges(id: string, events: readonly AgentEvent[], before: 
   return changes;
 }
 
+/** A job's events as changes; a run's progress is announced apart (coalesced), only its creation and end here. */
 export function jobChanges(events: readonly JobEvent[]): Change[] {
-  return events.map((event): Change => {
+  return events.flatMap((event): Change[] => {
     switch (event.type) {
       case 'JobCreated':
-        return { type: 'job.created', job: event.job };
+        return [{ type: 'job.created', job: event.job }];
       case 'JobUpdated':
-        return { type: 'job.updated', job: event.job };
+        return [{ type: 'job.updated', job: event.job }];
       case 'JobDeleted':
-        return { type: 'job.deleted', job: event.job };
+        return [{ type: 'job.deleted', job: event.job }];
       case 'IterationAdded':
-        return { type: 'iteration.created', iteration: event.iteration };
+        return [{ type: 'iteration.created', iteration: event.iteration }];
       case 'IterationUpdated':
-        return { type: 'iteration.updated', iteration: event.iteration };
+        return [{ type: 'iteration.updated', iteration: event.iteration }];
       case 'IterationRemoved':
-        return { type: 'iteration.deleted', iteration: event.iteration };
+        return [{ type: 'iteration.deleted', iteration: event.iteration }];
+      case 'RunCreated':
+        return [{ type: 'run.created', run: event.run }];
+      case 'RunEnded':
+        return [{ type: 'run.finished', run: event.run }];
+      default:
+        return [];
     }
   });
 }

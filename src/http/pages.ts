@@ -33,6 +33,8 @@ export interface ListOptions<T extends object, R> {
   text?: (item: T) => string;
   /** Fields that follow other records, appended to each item's cached text (see withLiveFields). */
   liveFields?: LiveFields<T>;
+  /** Changes whenever what `text` writes of the same items may have (a run's counts follow its tasks). */
+  textVersion?: () => number | string;
 }
 
 export interface LiveFields<T> {
@@ -88,7 +90,7 @@ export class Lists {
       // Newlines cannot occur in a header or a request line, so they separate the parts unambiguously.
       const fixed = scope.fixedFilters ? JSON.stringify(scope.fixedFilters) : '';
       const key = `${ctx.protocol}\n${ctx.host}\n${ctx.path}\n${ctx.querystring}\n${scope.partitions.join(',')}\n${fixed}`;
-      const version = `${scope.collection.version} ${options.liveFields?.version() ?? ''}`;
+      const version = `${scope.collection.version} ${options.liveFields?.version() ?? ''} ${options.textVersion?.() ?? ''}`;
       replyJsonText(ctx, 200, answers.get(key, version, () => this.pageText(ctx, options, declaration, scope)));
     };
   }

@@ -9,7 +9,7 @@ import type { JobIteration } from '../domain/records.ts';
 import type { ReadModel } from '../read-model.ts';
 import type { Written } from '../results/result-writer.ts';
 import {
-  agentListItemJson, datasetListItemJson, iterationJson, jobListItemJson, jobLiveFields, projectJson, resultsWrittenEventJson, withLiveFields,
+  agentListItemJson, datasetListItemJson, iterationJson, jobListItemJson, jobLiveFields, projectJson, resultsWrittenEventJson, runJson, withLiveFields,
 } from './representations.ts';
 
 const idJson = (id: string) => `{"id":${JSON.stringify(id)}}`;
@@ -58,6 +58,13 @@ function render(change: Change, readModel: ReadModel, cache: JsonCache): Publish
         ? idJson(job.id)
         : withLiveFields(cache.text(job, jobListItemJson), jobLiveFields(readModel.agentLabel(job.agent)));
       return { type, project: job.project, agent: job.agent, job: job.id, audience: null, data };
+    }
+    case 'run.created':
+    case 'run.finished': {
+      const state = readModel.runStates.get(change.run.id);
+      if (!state) return null; // its job was deleted by a later write of the same commit
+      const agent = readModel.jobs.get(change.run.job)?.agent ?? null;
+      return { type, project: change.run.project, agent, job: change.run.job, audience: null, data: JSON.stringify(runJson(state)) };
     }
     case 'iteration.created':
     case 'iteration.updated':

@@ -3,8 +3,13 @@
 // record (records are kept in their wire shape), so a field is named once, where it is described.
 // The few fields that are not the record's own (a job's iterations, its agent's name, a new key)
 // are passed in. Answers that are not one record (eval_spec, the views) are written out here.
+import type { Worker } from '../domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
-import type { ListedRow, ResultRecord } from '../domain/result-row.ts';
+import type { Roster } from '../domain/result-batch.ts';
+import type { Run, RunState } from '../domain/run.ts';
+import type { LeasedTask } from '../runs/run-dispatch.ts';
+import { taskIdOf } from '../runs/task-ids.ts';
+import { resultIdOf, type ListedRow, type ResultRecord } from '../domain/result-row.ts';
 import type { PairedItem } from '../results/paired-list.ts';
 import type { ComparisonAnswer } from '../results/result-answers.ts';
 import type { Written } from '../results/result-writer.ts';
@@ -203,3 +208,61 @@ export function withLiveFields(text: string, fields: object): string {
   if (extra === '{}') return text;
   return text === '{}' ? extra : `${text.slice(0, -1)},${extra.slice(1)}`;
 }
+
+// ---- runs, tasks and workers ----
+
+/** A run with what its tasks say now: counts by state, what it spent, what it lets be in flight. */
+const run = representation<Run>('runs.run-response', ['counts', 'spent', 'in_flight_allowed']);
+export const runJson = ({ run: record, tasks, spending }: RunState) =>
+  run(record, { counts: { ...tasks.counts }, spent: { cost: spending.cost, tasks: spending.executed }, in_flight_allowed: spending.inFlightAllowed });
+
+/** A task as its run's list shows it. */
+const task = representation<Record<string, unknown>>('runs.task-response');
+export function taskJson({ run: record, tasks }: RunState, position: number, roster: Roster | undefined): Record<string, unknown> {
+  const { iteration, datapoint, attempt } = tasks.taskAt(position);
+  const iterationId = record.iterations[iteration]!;
+  const lease = tasks.leases.get(position);
+  const expiresAt = lease ? tasks.leaseExpiry.get(lease.worker) : undefined;
+  const state = tasks.stateOf(position);
+  return task({
+    id: taskIdOf(record.id, position),
+    run: record.id,
+    iteration: iterationId,
+    datapoint: roster?.ids[datapoint] ?? null,
+    datapoint_order: roster?.orders[datapoint] ?? null,
+    attempt,
+    state,
+    tries: tasks.tries[position]!,
+    last_error: tasks.lastErrors.get(position) ?? null,
+    worker: lease?.worker ?? null,
+    lease_expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
+    result: state === 'done' || state === 'dead' ? resultIdOf(iterationId, datapoint, attempt) : null,
+  });
+}
+
+/** A task as a lease hands it out: its iteration's code and its datapoint's input, never the expected output. */
+const leasedTask = representation<Record<string, unknown>>('workers.leased-task-response');
+export function leasedTaskJson(leased: LeasedTask, iteration: JobIteration | undefined, datapoint: Datapoint | undefined, tries: number) {
+  const { run: record, position, token, expiresAt } = leased;
+  return leasedTask({
+    id: taskIdOf(record.id, position),
+    lease: token,
+    lease_expires_at: new Date(expiresAt).toISOString(),
+    run: record.id,
+    iteration: { id: iteration?.id ?? null, iteration_name: iteration?.iteration_name ?? '', agent_code: iteration?.agent_code ?? null },
+    datapoint: {
+      id: datapoint?.id ?? null,
+      order: datapoint?.order ?? null,
+      input: datapoint?.input ?? null,
+      persona: datapoint?.persona ?? null,
+      tags: datapoint?.tags ?? null,
+    },
+    attempt: position % record.attempts,
+    try: tries + 1,
+  });
+}
+
+/** A worker with when it was last heard from and the tasks it holds now. */
+const worker = representation<Worker>('workers.worker-response', ['last_seen_at', 'leased']);
+export const workerJson = (record: Worker, lastSeenMs: number | undefined, leased: number) =>
+  worker(record, { last_seen_at: lastSeenMs === undefined ? null : new Date(lastSeenMs).toISOString(), leased });

@@ -6,7 +6,7 @@ import type { ProjectGates } from '../actors/project-gates.ts';
 import type { Clock } from '../clock.ts';
 import type { Limits } from '../config.ts';
 import type { Dataset, JobIteration } from '../domain/records.ts';
-import { invalid, invalidPk, Rejected } from '../domain/rejection.ts';
+import { conflict, invalid, invalidPk, Rejected } from '../domain/rejection.ts';
 import { pinnedElsewhere, resolveAllRows, resolveRows, rosterOf, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
 import type { ResultInput } from '../domain/result-row.ts';
 import type { ReadModel } from '../read-model.ts';
@@ -122,7 +122,9 @@ export class ResultIntake {
       const parts = Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
       return Promise.all(parts.map((part) => this.write(iteration, roster, part))).then((written) => written.at(-1)!);
     }
-    const { results, gates, clock } = this.options;
+    const { results, gates, clock, readModel } = this.options;
+    const run = readModel.liveRunOf(iteration);
+    if (run) throw conflict(`This iteration's results are being written by run ${run.id}: they can be written again once it has ended.`);
     const write = { iteration: iteration.id, roster, rows, nowMs: clock.nowMs() };
     return gates.pass([iteration.project], () => results.write(write)).then((written) => {
       this.options.written(iteration, written);

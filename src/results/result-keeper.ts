@@ -61,6 +61,24 @@ export class ResultKeeper {
   }
 
   /**
+   * Pins an iteration to a version (a run's), durably, writing no row: refused (invalid) when its
+   * results are of another version.
+   */
+  async pin(iteration: string, roster: Roster, nowMs: number): Promise<void> {
+    await this.writer.write({ iteration, roster, rows: [], nowMs });
+  }
+
+  /** Whether an iteration's results are still wanted: its iteration and its version's agent live. */
+  isLive(iteration: string, roster: Roster): boolean {
+    return this.options.isLive(iteration, roster);
+  }
+
+  /** Rows another writer stored for an iteration that went meanwhile (a run's): removed in the background. */
+  orphaned(iteration: string): void {
+    this.purgeInBackground(iteration);
+  }
+
+  /**
    * After a deletion (an iteration, a job, an agent, a project): results no longer wanted stop
    * being answered now and are removed in the background.
    */

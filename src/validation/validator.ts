@@ -37,7 +37,7 @@ export class Validator {
   private readonly bodies = new Map<string, CompiledBody>();
   private readonly queries = new Map<string, ValidateFunction>();
   private readonly numericFields = new Map<string, ReadonlyMap<string, string>>();
-  /** Each query schema's parameter defaults (read once). */
+  /** Each schema's top-level defaults (read once). */
   private readonly defaults = new Map<string, ReadonlyMap<string, unknown>>();
   /** One Ajv for bodies and one for query strings (coercing), each holding every schema; each made on first use. */
   private readonly ajvs = new Map<'body' | 'query', Ajv>();
@@ -117,8 +117,15 @@ export class Validator {
       throw invalid(errors);
     }
     if (unreadable) throw invalid(unreadable);
-    for (const [name, value] of this.queryDefaults(id)) if (!(name in query)) query[name] = value;
+    for (const [name, value] of this.defaultsOf(id)) if (!(name in query)) query[name] = value;
     return query;
+  }
+
+  /** A validated body with its schema's defaults for the fields it leaves out (or sends as null). */
+  withDefaults<T extends object>(id: string, body: T): T {
+    const filled = { ...body } as Record<string, unknown>;
+    for (const [name, value] of this.defaultsOf(id)) filled[name] ??= value;
+    return filled as T;
   }
 
   /** Follows a `$ref` ("common#/$defs/pk") to the schema it names. */
@@ -175,8 +182,11 @@ export class Validator {
   }
 
   /** The number and integer parameters of query schema `id` (which coercion reads from strings), each with its message for a value that is none. */
-  /** A query schema's parameters that have a `default`, with it. */
-  private queryDefaults(id: string): ReadonlyMap<string, unknown> {
+  /**
+   * A schema's top-level properties that have a `default`, with it: a query takes them for the
+   * parameters it leaves out; a route fills a body's in with withDefaults.
+   */
+  defaultsOf(id: string): ReadonlyMap<string, unknown> {
     let defaults = this.defaults.get(id);
     if (!defaults) {
       const properties = (this.documents.get(id)!.properties ?? {}) as Record<string, AnySchemaObject>;

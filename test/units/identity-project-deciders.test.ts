@@ -78,8 +78,8 @@ test('a project starts with its creator as a member; adding a member twice chang
   let state = projectDecider.initialState();
   state = replay(projectDecider, state, projectDecider.decide(state, { type: 'CreateProject', project, creator: member('m1', 1) }, defaultLimits));
   assert.is(state.memberships.size, 1);
-  assert.equal(projectDecider.decide(state, { type: 'AddMember', membership: member('m2', 1) }, { membershipsPerProjectMax: 10 }), []);
-  assert.equal(rejection(() => projectDecider.decide(state, { type: 'AddMember', membership: member('m3', 2) }, { membershipsPerProjectMax: 1 })).kind, 'invalid');
+  assert.equal(projectDecider.decide(state, { type: 'AddMember', membership: member('m2', 1) }, { membershipsPerProjectMax: 10, workersPerProjectMax: 8 }), []);
+  assert.equal(rejection(() => projectDecider.decide(state, { type: 'AddMember', membership: member('m3', 2) }, { membershipsPerProjectMax: 1, workersPerProjectMax: 8 })).kind, 'invalid');
 });
 
 test('nobody removes themselves; removing another member works; unknown memberships are not found', () => {

@@ -115,7 +115,7 @@ test('deciding never changes the state it reads', () => {
   const state = withIterations(1, { best_score: 1 });
   const before = JSON.stringify({ job: state.job, iterations: [...state.iterations.values()] });
   jobDecider.decide(state, { type: 'UpdateJob', changes: { project: 'p2', best_score: 3 }, now: later }, defaultLimits);
-  jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('new') }, { iterationsPerJobMax: 10 });
+  jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('new') }, { ...defaultLimits, iterationsPerJobMax: 10 });
   jobDecider.decide(state, { type: 'RemoveIteration', id: 'it-0' }, defaultLimits);
   jobDecider.decide(state, { type: 'DeleteJob' }, defaultLimits);
   assert.is(JSON.stringify({ job: state.job, iterations: [...state.iterations.values()] }), before);
@@ -123,12 +123,12 @@ test('deciding never changes the state it reads', () => {
 
 test('an added iteration takes its job and project from the job, up to the limit', () => {
   let state = created();
-  const [event] = jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('a') }, { iterationsPerJobMax: 1 });
+  const [event] = jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('a') }, { ...defaultLimits, iterationsPerJobMax: 1 });
   const added = (event as Extract<JobEvent, { type: 'IterationAdded' }>).iteration;
   assert.is(added.job, 'job-1');
   assert.is(added.project, 'p1');
   state = replay(jobDecider, state, [event!]);
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('b') }, { iterationsPerJobMax: 1 })), {
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('b') }, { ...defaultLimits, iterationsPerJobMax: 1 })), {
     kind: 'invalid',
     fields: { non_field_errors: ['A job may have at most 1 iterations.'] },
   });
@@ -151,7 +151,7 @@ test('a deleted job ends its stream: iterations go with it and later commands ar
   assert.is(state.job, null);
   assert.is(state.iterations.size, 0);
   assert.equal(rejection(() => jobDecider.decide(state, { type: 'UpdateJob', changes: {}, now }, defaultLimits)), { kind: 'not_found' });
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('x') }, { iterationsPerJobMax: 9 })), { kind: 'not_found' });
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('x') }, { ...defaultLimits, iterationsPerJobMax: 9 })), { kind: 'not_found' });
   assert.throws(() => jobDecider.decide(state, { type: 'CreateJob', job: newJob({ id: 'job-1', now, project: 'p', triggeredBy: 1 }), sent: {} }, defaultLimits));
 });
 

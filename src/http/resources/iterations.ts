@@ -119,7 +119,7 @@ export function iterationRoutes({ registry, readModel, tenancy, lists, jsonCache
       responses: { 204: null },
       async handle(ctx) {
         const iteration = visibleIteration(ctx);
-        await registry.ask(registry.actor('job', iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id });
+        await registry.ask(registry.actor('job', iteration.job), [iteration.project], { type: 'RemoveIteration', id: iteration.id, now: timestamp(clock) });
         noContent(ctx);
       },
     },

@@ -51,6 +51,8 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
         "Write a batch of results (one row per datapoint and attempt) of a dataset version of the job's agent. The first batch pins the " +
         'iteration to its version; a row sent again replaces it. The whole batch is checked before anything is written.',
       responses: { 200: 'results.results-written-response' },
+      // An iteration a live run evaluates is written by that run alone.
+      errors: [409],
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const iteration = visibleIteration(ctx);

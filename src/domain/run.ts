@@ -1,0 +1,364 @@
+// A run: one or more iterations (candidates) of a job evaluated on one dataset version, each
+// datapoint `attempts` times, as leased work (one task per iteration, datapoint and attempt; the
+// tasks are columns, run-tasks.ts). This module is the pure part: what each command decides
+// against a run's state (events), and how each event changes it (`applyRunEvent`, the same in the
+// job's actor and in the read model). Time, lease tokens and the datapoint order come in with the
+// commands: nothing here reads a clock or draws a random number (a retry's jitter is a hash of
+// the task and its try, the same in every replay).
+import { conflict } from './rejection.ts';
+import type { ResolvedRow } from './result-batch.ts';
+import { RunTasks, taskCode, type RunShape, type TaskCounts } from './run-tasks.ts';
+
+export const runStatuses = ['queued', 'running', 'completed', 'cancelled', 'failed'] as const;
+export type RunStatus = (typeof runStatuses)[number];
+export const runReasons = ['all_done', 'budget', 'cancelled', 'failed'] as const;
+export type RunReason = (typeof runReasons)[number];
+export const runOrders = ['dataset', 'shuffled'] as const;
+export type RunOrder = (typeof runOrders)[number];
+
+export interface RunBudget {
+  /** Stop once the completions' summed `cost` reaches it. */
+  readonly max_cost: number | null;
+  /** Stop once this many tasks were executed (completed, whatever their result). */
+  readonly max_tasks: number | null;
+}
+
+/** A run as the API answers it, less what its tasks say (counts, spent), which follows them. */
+export interface Run {
+  readonly id: string;
+  readonly job: string;
+  readonly project: string;
+  readonly dataset: string;
+  readonly iterations: readonly string[];
+  readonly attempts: number;
+  readonly order: RunOrder;
+  readonly seed: number | null;
+  readonly max_tries: number;
+  readonly lease_seconds: number;
+  readonly max_in_flight: number | null;
+  readonly budget: RunBudget;
+  readonly status: RunStatus;
+  readonly reason: RunReason | null;
+  readonly created_at: string;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+}
+
+/** What a run has spent, and how many tasks it lets be leased at once now. */
+export interface RunSpending {
+  /** The most tasks it ever lets be in flight: its max_in_flight, else the lease bound (fixed when it is created). */
+  readonly inFlightCap: number;
+  /** Summed `cost` of its completions. */
+  cost: number;
+  /** Tasks executed: completions accepted (a rate-limited answer is none). */
+  executed: number;
+  /** Tasks it lets be leased at once: halved by a rate-limited answer, one more by each success. */
+  inFlightAllowed: number;
+}
+
+/** A run in a job's state: its record, its tasks and what it spent. */
+export interface RunState {
+  run: Run;
+  tasks: RunTasks;
+  spending: RunSpending;
+}
+
+/** How retries wait (a failed try waits base · 2^(tries - 1), at most the bound, times a jitter in [0.5, 1.5)), and a run's in-flight cap without max_in_flight. */
+export interface RunLimits {
+  runRetryDelayMs: number;
+  runRetryDelayMsMax: number;
+  tasksPerLeaseMax: number;
+}
+
+// ---- commands and events ----
+
+/** A task's outcome as a completion reports it, resolved by the route against the task it names. */
+export interface CompletionItem {
+  readonly position: number;
+  readonly token: string;
+  /** `rate_limited`: back to the queue without a try; else its result row (an `error` status is a failed try). */
+  readonly result: TaskResult | 'rate_limited';
+}
+
+/** A task's result row: of its iteration, resolved against the run's version. */
+export interface TaskResult {
+  readonly iteration: string;
+  readonly row: ResolvedRow;
+}
+
+export type CompletionOutcome = 'accepted' | 'stale' | 'cancelled';
+
+export type RunCommand =
+  | { type: 'CreateRun'; run: Run; shape: RunShape }
+  | { type: 'LeaseTasks'; run: string; worker: string; max: number; tokens: readonly string[]; nowMs: number; now: string }
+  | { type: 'ExtendLeases'; runs: readonly string[]; worker: string; nowMs: number }
+  | { type: 'CompleteTasks'; run: string; worker: string; items: readonly CompletionItem[]; nowMs: number; now: string }
+  | { type: 'ExpireLeases'; run: string; nowMs: number }
+  | { type: 'ReleaseWorker'; runs: readonly string[]; worker: string; nowMs: number }
+  | { type: 'CancelRun'; run: string; now: string }
+  /** `failedResults`: the positions whose result row has status error (read from the results store). */
+  | { type: 'RetryRun'; run: string; failedResults: ReadonlySet<number>; nowMs: number }
+  | { type: 'FailRuns'; runs: readonly string[]; now: string };
+
+/** A completed task as decided: where it goes, and the row it writes (if any: a done or dead task's). */
+export interface CompletedTask {
+  readonly position: number;
+  readonly to: 'done' | 'dead' | 'retry' | 'rate_limited';
+  /** When a retry (or a rate-limited task) is ready again. */
+  readonly readyAt: number;
+  readonly error: string | null;
+  readonly cost: number;
+  /** The row a done or dead task writes, in the event's commit; not journaled (the results store keeps it). */
+  readonly result: TaskResult | null;
+}
+
+export type RunEvent =
+  | { type: 'RunCreated'; run: Run; shape: RunShape; inFlightCap: number }
+  | { type: 'RunUpdated'; run: Run }
+  | { type: 'TasksLeased'; run: string; worker: string; positions: readonly number[]; tokens: readonly string[]; rankAfter: number; expiresAt: number }
+  | { type: 'LeasesExtended'; run: string; worker: string; expiresAt: number }
+  | { type: 'TasksCompleted'; run: string; nowMs: number; tasks: readonly CompletedTask[] }
+  | { type: 'WorkerReleased'; run: string; worker: string; nowMs: number }
+  | { type: 'TasksQueuedAgain'; run: string; positions: readonly number[]; nowMs: number }
+  | { type: 'RunEnded'; run: Run; tasksEnd: 'skipped' | 'cancelled' };
+
+/** What a lease or a completion answers besides its events. */
+export interface LeaseDecision {
+  events: RunEvent[];
+  positions: readonly number[];
+}
+
+export interface CompletionDecision {
+  events: RunEvent[];
+  outcomes: readonly CompletionOutcome[];
+}
+
+// ---- decisions ----
+
+/** A new run's state, as its creation makes it. */
+export function newRunState({ run, shape, inFlightCap }: Extract<RunEvent, { type: 'RunCreated' }>): RunState {
+  return { run, tasks: new RunTasks(shape), spending: { inFlightCap, cost: 0, executed: 0, inFlightAllowed: inFlightCap } };
+}
+
+export function isEnded(run: Run): boolean {
+  return run.status === 'completed' || run.status === 'cancelled' || run.status === 'failed';
+}
+
+/**
+ * Up to `max` ready tasks leased to a worker until now + lease_seconds, within what the run lets
+ * be in flight; the first lease starts the run. An ended run leases nothing.
+ */
+export function decideLease(state: RunState, command: Extract<RunCommand, { type: 'LeaseTasks' }>): LeaseDecision {
+  const { run, tasks, spending } = state;
+  if (isEnded(run)) return { events: [], positions: [] };
+  const room = Math.max(0, spending.inFlightAllowed - tasks.counts.leased);
+  const { positions, rankAfter } = tasks.ready(Math.min(command.max, room, command.tokens.length), command.nowMs);
+  if (positions.length === 0) return { events: [], positions };
+  const events: RunEvent[] = [];
+  if (run.status === 'queued') events.push({ type: 'RunUpdated', run: { ...run, status: 'running', started_at: run.started_at ?? command.now } });
+  const expiresAt = command.nowMs + run.lease_seconds * 1000;
+  events.push({ type: 'TasksLeased', run: run.id, worker: command.worker, positions, tokens: command.tokens.slice(0, positions.length), rankAfter, expiresAt });
+  return { events, positions };
+}
+
+/** Every lease the worker holds in the run lasts lease_seconds from now. */
+export function decideExtend(state: RunState, worker: string, nowMs: number): RunEvent[] {
+  if (!state.tasks.byWorker.has(worker)) return [];
+  return [{ type: 'LeasesExtended', run: state.run.id, worker, expiresAt: nowMs + state.run.lease_seconds * 1000 }];
+}
+
+/**
+ * Each item answered on its own: accepted (its task leased to this worker under this token, the
+ * lease not expired), stale (anything else: fencing, so that a late answer writes nothing), or
+ * cancelled (the run has ended). An accepted error result is retried after a backoff until
+ * max_tries, then its task is dead with that result; a rate-limited one is retried without a try.
+ * Then the run ends if its budget is spent or every task has ended.
+ */
+export function decideCompletion(state: RunState, command: Extract<RunCommand, { type: 'CompleteTasks' }>, limits: RunLimits): CompletionDecision {
+  const { run, tasks } = state;
+  if (isEnded(run)) return { events: [], outcomes: command.items.map(() => 'cancelled') };
+  const expiry = tasks.leaseExpiry.get(command.worker);
+  const held = expiry !== undefined && expiry > command.nowMs;
+  const seen = new Set<number>();
+  const completed: CompletedTask[] = [];
+  const outcomes = command.items.map((item): CompletionOutcome => {
+    const lease = tasks.leases.get(item.position);
+    if (!held || seen.has(item.position) || lease?.worker !== command.worker || lease.token !== item.token) return 'stale';
+    seen.add(item.position);
+    completed.push(completedTask(state, item, command.nowMs, limits));
+    return 'accepted';
+  });
+  if (completed.length === 0) return { events: [], outcomes };
+  const events: RunEvent[] = [{ type: 'TasksCompleted', run: run.id, nowMs: command.nowMs, tasks: completed }];
+  const ending = endingAfter(state, completed, command.now);
+  if (ending) events.push(ending);
+  return { events, outcomes };
+}
+
+function completedTask(state: RunState, item: CompletionItem, nowMs: number, limits: RunLimits): CompletedTask {
+  const { run, tasks } = state;
+  const { position, result } = item;
+  if (result === 'rate_limited') {
+    return { position, to: 'rate_limited', readyAt: nowMs + retryDelay(run, position, 1, limits), error: null, cost: 0, result: null };
+  }
+  const { fields } = result.row;
+  const cost = fields.cost ?? 0;
+  if (fields.status === 'ok') return { position, to: 'done', readyAt: nowMs, error: null, cost, result };
+  const tries = tasks.tries[position]! + 1;
+  if (tries >= run.max_tries) return { position, to: 'dead', readyAt: nowMs, error: fields.error, cost, result };
+  return { position, to: 'retry', readyAt: nowMs + retryDelay(run, position, tries, limits), error: fields.error, cost, result: null };
+}
+
+/** A run's end after these completions: its budget spent, or every task ended; else none. */
+function endingAfter(state: RunState, completed: readonly CompletedTask[], now: string): RunEvent | null {
+  const { run, tasks, spending } = state;
+  let cost = spending.cost;
+  let executed = spending.executed;
+  let ended = tasks.counts.done + tasks.counts.dead + tasks.counts.skipped + tasks.counts.cancelled;
+  let dead = tasks.counts.dead;
+  for (const task of completed) {
+    cost += task.cost;
+    if (task.to !== 'rate_limited') executed++;
+    if (task.to === 'done' || task.to === 'dead') ended++;
+    if (task.to === 'dead') dead++;
+  }
+  const { max_cost, max_tasks } = run.budget;
+  const spent = (max_cost !== null && cost >= max_cost) || (max_tasks !== null && executed >= max_tasks);
+  if (ended === tasks.total) {
+    const failed = dead === tasks.total;
+    return { type: 'RunEnded', run: finished(run, failed ? 'failed' : 'completed', failed ? 'failed' : 'all_done', now), tasksEnd: 'skipped' };
+  }
+  if (spent) return { type: 'RunEnded', run: finished(run, 'completed', 'budget', now), tasksEnd: 'skipped' };
+  return null;
+}
+
+function finished(run: Run, status: RunStatus, reason: RunReason, now: string): Run {
+  return { ...run, status, reason, finished_at: now };
+}
+
+/** A worker's expired leases in the run, back to the queue. */
+export function decideExpiry(state: RunState, nowMs: number): RunEvent[] {
+  const events: RunEvent[] = [];
+  for (const [worker, expiresAt] of state.tasks.leaseExpiry) {
+    if (expiresAt <= nowMs) events.push({ type: 'WorkerReleased', run: state.run.id, worker, nowMs });
+  }
+  return events;
+}
+
+/** A worker that says goodbye gives its leases back at once. */
+export function decideRelease(state: RunState, worker: string, nowMs: number): RunEvent[] {
+  return state.tasks.byWorker.has(worker) ? [{ type: 'WorkerReleased', run: state.run.id, worker, nowMs }] : [];
+}
+
+/** A cancel ends the run: its queued and leased tasks are cancelled (a worker holding one is told to stop). */
+export function decideCancel(state: RunState, now: string): RunEvent[] {
+  if (isEnded(state.run)) {
+    if (state.run.status === 'cancelled') return [];
+    throw conflict(`A run that has ended (${state.run.status}) cannot be cancelled.`);
+  }
+  return [{ type: 'RunEnded', run: finished(state.run, 'cancelled', 'cancelled', now), tasksEnd: 'cancelled' }];
+}
+
+/**
+ * A retry queues again the tasks that ended dead or with an error result ("rerun only the
+ * failed"), their tries starting over; an ended run runs again. A cancelled run takes no retry.
+ */
+export function decideRetry(state: RunState, failedResults: ReadonlySet<number>, nowMs: number): RunEvent[] {
+  const { run, tasks } = state;
+  if (run.status === 'cancelled') throw conflict('A cancelled run cannot be retried.');
+  const positions: number[] = [];
+  for (let position = 0; position < tasks.total; position++) {
+    const code = tasks.state[position]!;
+    if (code === taskCode.dead || (code === taskCode.done && failedResults.has(position))) positions.push(position);
+  }
+  if (positions.length === 0) throw conflict('No task of this run ended dead or with an error result: there is nothing to retry.');
+  const events: RunEvent[] = [];
+  // An ended run waits for its next lease again, as a new one does.
+  if (isEnded(run)) events.push({ type: 'RunUpdated', run: { ...run, status: 'queued', reason: null, finished_at: null } });
+  events.push({ type: 'TasksQueuedAgain', run: run.id, positions, nowMs });
+  return events;
+}
+
+/** A run that cannot go on (its dataset version, an iteration or its agent went) fails. */
+export function decideFailure(state: RunState, now: string): RunEvent[] {
+  if (isEnded(state.run)) return [];
+  return [{ type: 'RunEnded', run: finished(state.run, 'failed', 'failed', now), tasksEnd: 'skipped' }];
+}
+
+// ---- applying events ----
+
+/** Changes a run's state by one of its events (RunCreated makes the state: newRunState). */
+export function applyRunEvent(state: RunState, event: Exclude<RunEvent, { type: 'RunCreated' }>): void {
+  const { tasks } = state;
+  switch (event.type) {
+    case 'RunUpdated':
+      state.run = event.run;
+      break;
+    case 'TasksLeased':
+      tasks.lease(event.positions, event.tokens, event.worker, event.rankAfter, event.expiresAt);
+      break;
+    case 'LeasesExtended':
+      tasks.extend(event.worker, event.expiresAt);
+      break;
+    case 'TasksCompleted':
+      for (const task of event.tasks) applyCompleted(state, task);
+      break;
+    case 'WorkerReleased':
+      tasks.releaseWorker(event.worker, event.nowMs);
+      break;
+    case 'TasksQueuedAgain':
+      tasks.queueAgain(event.positions, event.nowMs);
+      for (const position of event.positions) tasks.lastErrors.delete(position);
+      break;
+    case 'RunEnded':
+      state.run = event.run;
+      tasks.endUnfinished(event.tasksEnd);
+      break;
+  }
+}
+
+function applyCompleted(state: RunState, task: CompletedTask): void {
+  const { tasks, spending } = state;
+  spending.cost += task.cost;
+  if (task.to === 'rate_limited') {
+    spending.inFlightAllowed = Math.max(1, Math.floor(Math.min(spending.inFlightAllowed, tasks.counts.leased) / 2));
+    tasks.requeue(task.position, task.readyAt, false);
+    return;
+  }
+  spending.executed++;
+  if (task.error !== null) tasks.noteError(task.position, task.error);
+  if (task.to === 'retry') {
+    tasks.requeue(task.position, task.readyAt, true);
+    return;
+  }
+  if (task.to === 'done') {
+    spending.inFlightAllowed = Math.min(spending.inFlightCap, spending.inFlightAllowed + 1);
+    tasks.lastErrors.delete(task.position);
+  }
+  tasks.end(task.position, task.to);
+}
+
+// ---- retries' waits ----
+
+/** A failed try's wait: base · 2^(tries - 1), at most the bound, times a jitter in [0.5, 1.5) fixed by the task and its try. */
+export function retryDelay(run: Run, position: number, tries: number, limits: RunLimits): number {
+  const exponential = Math.min(limits.runRetryDelayMsMax, limits.runRetryDelayMs * 2 ** Math.max(0, tries - 1));
+  return Math.round(exponential * (0.5 + jitter(run.id, position, tries)));
+}
+
+/** A number in [0, 1) from the run, the task and its try (a 32-bit hash: the same in every replay). */
+function jitter(runId: string, position: number, tries: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < runId.length; i++) hash = Math.imul(hash ^ runId.charCodeAt(i), 0x01000193);
+  hash = Math.imul(hash ^ position, 0x01000193);
+  hash = Math.imul(hash ^ tries, 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  return (hash >>> 0) / 2 ** 32;
+}
+
+/** A run's counts by task state, as answered. */
+export function runCounts(state: RunState): TaskCounts {
+  return { ...state.tasks.counts };
+}

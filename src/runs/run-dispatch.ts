@@ -1,0 +1,398 @@
+// Leased work as the service hands it out: which run a worker's lease draws from (the project's
+// live runs in turn, so that a huge run does not starve a small one), leases that wait for a task
+// (long polls parked per project, woken one at a time when tasks become ready, never by a scan of
+// every worker), the timers that give a silent worker's expired leases back and wake waiters when
+// retries become ready, and when each worker was last heard from. Every decision is the job's
+// actor's (src/domain/run.ts): this module asks it, with the time and fresh lease tokens, and
+// follows its committed events (`applied`).
+import type { Registry } from '../actors/registry.ts';
+import type { Clock } from '../clock.ts';
+import { timestamp } from '../clock.ts';
+import type { Limits } from '../config.ts';
+import type { JobEvent } from '../domain/job.ts';
+import type { Worker } from '../domain/project.ts';
+import { isEnded, type CompletionItem, type CompletionOutcome, type Run } from '../domain/run.ts';
+import type { ReadModel } from '../read-model.ts';
+import { leaseTokens, runPrefixOf } from './task-ids.ts';
+
+/** A task as a lease hands it out (the route adds what the run's records say of it). */
+export interface LeasedTask {
+  readonly run: Run;
+  readonly position: number;
+  readonly token: string;
+  readonly expiresAt: number;
+}
+
+export interface LeaseRequest {
+  readonly max: number;
+  /** How long to wait for a task when none is ready (0: answer at once). */
+  readonly waitMs: number;
+  /** Only this run's tasks. */
+  readonly run: string | null;
+}
+
+interface Waiter {
+  readonly worker: Worker;
+  readonly request: LeaseRequest;
+  readonly resolve: (tasks: LeasedTask[]) => void;
+  readonly deadline: NodeJS.Timeout;
+}
+
+export interface RunDispatchOptions {
+  registry: Registry;
+  readModel: ReadModel;
+  clock: Clock;
+  limits: Readonly<Limits>;
+  /** A run's tasks or spending changed (its progress is announced, coalesced). */
+  progressed(run: string): void;
+}
+
+export class RunDispatch {
+  /** Each project's live runs (not ended), oldest first, and whose turn it is next. */
+  private readonly live = new Map<string, { runs: string[]; turn: number }>();
+  /** Each project's leases waiting for a task, oldest first. */
+  private readonly waiters = new Map<string, Waiter[]>();
+  /** Projects whose waiters are being served now (a wake while it runs serves again after). */
+  private readonly waking = new Map<string, boolean>();
+  /** Each run's timer: at its next lease expiry or retry becoming ready, whichever is first. */
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** When each worker was last heard from (epoch ms). */
+  private readonly seen = new Map<string, number>();
+  /** Runs by the prefix their tasks' ids carry. */
+  private readonly byPrefix = new Map<string, string>();
+  private closed = false;
+
+  constructor(private readonly options: RunDispatchOptions) {
+    for (const run of options.readModel.runs.values()) this.follow(run);
+  }
+
+  // ---- asked by the routes ----
+
+  /** Up to `max` tasks for a worker, waiting up to `waitMs` for one when none is ready. */
+  async lease(worker: Worker, request: LeaseRequest): Promise<LeasedTask[]> {
+    this.heard(worker.id);
+    const tasks = await this.leaseNow(worker, request);
+    if (tasks.length > 0 || request.waitMs === 0 || this.closed) return tasks;
+    const waiting = this.waiters.get(worker.project) ?? [];
+    if (waiting.length >= this.options.limits.leaseWaitersPerProjectMax) return tasks;
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        worker,
+        request,
+        resolve,
+        deadline: setTimeout(() => this.dropWaiter(waiter, []), request.waitMs),
+      };
+      waiting.push(waiter);
+      this.waiters.set(worker.project, waiting);
+    });
+  }
+
+  /** Completes tasks of one run for a worker; each item answered on its own. */
+  async complete(worker: Worker, run: Run, items: readonly CompletionItem[]): Promise<CompletionOutcome[]> {
+    this.heard(worker.id);
+    const { registry, clock, readModel } = this.options;
+    const events = await registry.ask(registry.actor('job', run.job), [run.project], {
+      type: 'CompleteTasks',
+      run: run.id,
+      worker: worker.id,
+      items,
+      nowMs: clock.nowMs(),
+      now: timestamp(clock),
+    });
+    const accepted = new Set<number>();
+    for (const event of events) if (event.type === 'TasksCompleted') for (const task of event.tasks) accepted.add(task.position);
+    const ended = isEnded(readModel.runStates.get(run.id)?.run ?? run);
+    const answered = new Set<number>();
+    return items.map((item) => {
+      // An item repeated in one completion is accepted once: the first time.
+      if (accepted.has(item.position) && !answered.has(item.position)) {
+        answered.add(item.position);
+        return 'accepted';
+      }
+      return ended ? 'cancelled' : 'stale';
+    });
+  }
+
+  /**
+   * A worker is alive: every lease it holds lasts lease_seconds from now. Answers, of the tasks it
+   * says it runs, those it no longer holds (cancelled, its run's budget reached, or its lease
+   * expired and given to another): it must stop them.
+   */
+  async heartbeat(worker: Worker, running: readonly { run: string; position: number; id: string }[]): Promise<string[]> {
+    this.heard(worker.id);
+    const { registry, clock, readModel } = this.options;
+    const byJob = new Map<string, { project: string; runs: string[] }>();
+    for (const state of this.runsHeldBy(worker.id)) {
+      const entry = byJob.get(state.job) ?? { project: state.project, runs: [] };
+      entry.runs.push(state.id);
+      byJob.set(state.job, entry);
+    }
+    const nowMs = clock.nowMs();
+    await Promise.all(
+      [...byJob].map(([job, { project, runs }]) => registry.ask(registry.actor('job', job), [project], { type: 'ExtendLeases', runs, worker: worker.id, nowMs })),
+    );
+    return running
+      .filter(({ run, position }) => readModel.runStates.get(run)?.tasks.leases.get(position)?.worker !== worker.id)
+      .map(({ id }) => id);
+  }
+
+  /** A worker says goodbye: every lease it holds goes back to the queue at once. */
+  async release(worker: Worker): Promise<void> {
+    const { registry, clock } = this.options;
+    const byJob = new Map<string, { project: string; runs: string[] }>();
+    for (const run of this.runsHeldBy(worker.id)) {
+      const entry = byJob.get(run.job) ?? { project: run.project, runs: [] };
+      entry.runs.push(run.id);
+      byJob.set(run.job, entry);
+    }
+    const nowMs = clock.nowMs();
+    await Promise.all(
+      [...byJob].map(([job, { project, runs }]) => registry.ask(registry.actor('job', job), [project], { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
+    );
+    this.seen.delete(worker.id);
+    for (const [project, waiting] of this.waiters) {
+      for (const waiter of waiting.filter((one) => one.worker.id === worker.id)) this.dropWaiter(waiter, []);
+      if (waiting.length === 0) this.waiters.delete(project);
+    }
+  }
+
+  /** The run (live or ended) whose tasks' ids carry this prefix. */
+  runOfPrefix(prefix: string): Run | undefined {
+    const id = this.byPrefix.get(prefix);
+    return id === undefined ? undefined : this.options.readModel.runStates.get(id)?.run;
+  }
+
+  /** Whether a new run's id would share its tasks' prefix with a run's. */
+  prefixTaken(run: string): boolean {
+    return this.byPrefix.has(runPrefixOf(run));
+  }
+
+  /** When a worker was last heard from (epoch ms), if since the service started. */
+  lastSeen(worker: string): number | undefined {
+    return this.seen.get(worker);
+  }
+
+  /** The workers heard from within the last `withinMs`. */
+  *workersSeen(withinMs: number): Generator<string> {
+    const since = this.options.clock.nowMs() - withinMs;
+    for (const [worker, at] of this.seen) if (at >= since) yield worker;
+  }
+
+  // ---- following committed events ----
+
+  /** A job's committed events: live runs noted, timers set, waiting leases served, progress marked. */
+  applied(events: readonly JobEvent[]): void {
+    const touched = new Map<string, Run>();
+    for (const event of events) {
+      switch (event.type) {
+        case 'RunCreated':
+        case 'RunUpdated':
+        case 'RunEnded':
+          this.follow(event.run);
+          touched.set(event.run.id, event.run);
+          break;
+        case 'TasksLeased':
+        case 'LeasesExtended':
+        case 'TasksCompleted':
+        case 'WorkerReleased':
+        case 'TasksQueuedAgain': {
+          const run = this.options.readModel.runStates.get(event.run)?.run;
+          if (run) touched.set(run.id, run);
+          break;
+        }
+        case 'JobDeleted':
+          this.forgetGone();
+          break;
+      }
+    }
+    for (const run of touched.values()) {
+      this.options.progressed(run.id);
+      this.arm(run);
+      this.wake(run.project);
+    }
+  }
+
+  /** Stops the timers; waiting leases are answered with nothing. */
+  close(): void {
+    this.closed = true;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const waiting of [...this.waiters.values()]) for (const waiter of [...waiting]) this.dropWaiter(waiter, []);
+  }
+
+  // ---- inside ----
+
+  private heard(worker: string): void {
+    this.seen.set(worker, this.options.clock.nowMs());
+  }
+
+  /** Notes a run by its tasks' prefix, and whether it is live (in its project's turn). */
+  private follow(run: Run): void {
+    let project = this.live.get(run.project);
+    if (!project) this.live.set(run.project, (project = { runs: [], turn: 0 }));
+    const at = project.runs.indexOf(run.id);
+    const state = this.options.readModel.runStates.get(run.id);
+    if (state) this.byPrefix.set(runPrefixOf(run.id), run.id);
+    if (isEnded(run) || !state) {
+      if (at >= 0) project.runs.splice(at, 1);
+      this.disarm(run.id);
+      return;
+    }
+    if (at < 0) project.runs.push(run.id);
+  }
+
+  /** Forgets the runs the read model no longer holds (their job or project was deleted). */
+  forgetGone(): void {
+    const { runStates } = this.options.readModel;
+    for (const [prefix, id] of this.byPrefix) if (!runStates.has(id)) this.byPrefix.delete(prefix);
+    for (const [project, live] of this.live) {
+      for (const id of live.runs.filter((one) => !runStates.has(one))) this.disarm(id);
+      live.runs = live.runs.filter((id) => runStates.has(id));
+      if (live.runs.length === 0) this.live.delete(project);
+    }
+  }
+
+  /** Leases from the project's live runs in turn (or the one asked for), the first that has a task ready. */
+  private async leaseNow(worker: Worker, request: LeaseRequest): Promise<LeasedTask[]> {
+    const { registry, readModel, clock } = this.options;
+    for (const runId of this.turnOrder(worker.project, request.run)) {
+      const state = readModel.runStates.get(runId);
+      if (!state || isEnded(state.run)) continue;
+      const nowMs = clock.nowMs();
+      if (state.tasks.counts.leased >= state.spending.inFlightAllowed || !state.tasks.hasReady(nowMs)) continue;
+      const { run } = state;
+      const events = await registry.ask(registry.actor('job', run.job), [run.project], {
+        type: 'LeaseTasks',
+        run: run.id,
+        worker: worker.id,
+        max: request.max,
+        tokens: leaseTokens(request.max),
+        nowMs,
+        now: timestamp(clock),
+      });
+      for (const event of events) {
+        if (event.type !== 'TasksLeased') continue;
+        const leased = readModel.runStates.get(run.id)?.run ?? run;
+        return event.positions.map((position, i) => ({ run: leased, position, token: event.tokens[i]!, expiresAt: event.expiresAt }));
+      }
+    }
+    return [];
+  }
+
+  /** The runs a lease tries, in order: the one asked for, or the project's live runs from the one whose turn it is. */
+  private *turnOrder(project: string, asked: string | null): Generator<string> {
+    if (asked !== null) {
+      yield asked;
+      return;
+    }
+    const live = this.live.get(project);
+    if (!live || live.runs.length === 0) return;
+    const start = live.turn % live.runs.length;
+    // The next lease starts with the next run, whatever this one takes.
+    live.turn = start + 1;
+    for (let k = 0; k < live.runs.length; k++) yield live.runs[(start + k) % live.runs.length]!;
+  }
+
+  /**
+   * Serves the project's waiting leases, oldest first, while runs have tasks ready: each waiter is
+   * tried once per wake; one answered with nothing stays waiting.
+   */
+  private wake(project: string): void {
+    if (this.waking.has(project)) {
+      this.waking.set(project, true);
+      return;
+    }
+    this.waking.set(project, false);
+    void this.serve(project).finally(() => {
+      const again = this.waking.get(project);
+      this.waking.delete(project);
+      if (again) this.wake(project);
+    });
+  }
+
+  private async serve(project: string): Promise<void> {
+    for (const waiter of [...(this.waiters.get(project) ?? [])]) {
+      if (!this.hasReadyIn(project)) return;
+      if (!this.waiters.get(project)?.includes(waiter)) continue;
+      let tasks: LeasedTask[];
+      try {
+        tasks = await this.leaseNow(waiter.worker, waiter.request);
+      } catch {
+        tasks = []; // the store or the job refused it now: the worker asks again after its wait
+      }
+      if (tasks.length > 0) this.dropWaiter(waiter, tasks);
+    }
+  }
+
+  private hasReadyIn(project: string): boolean {
+    const nowMs = this.options.clock.nowMs();
+    for (const id of this.live.get(project)?.runs ?? []) {
+      const state = this.options.readModel.runStates.get(id);
+      if (state && state.tasks.counts.leased < state.spending.inFlightAllowed && state.tasks.hasReady(nowMs)) return true;
+    }
+    return false;
+  }
+
+  private dropWaiter(waiter: Waiter, tasks: LeasedTask[]): void {
+    clearTimeout(waiter.deadline);
+    const waiting = this.waiters.get(waiter.worker.project);
+    const at = waiting?.indexOf(waiter) ?? -1;
+    if (at >= 0) waiting!.splice(at, 1);
+    if (waiting?.length === 0) this.waiters.delete(waiter.worker.project);
+    waiter.resolve(tasks);
+  }
+
+  /** The live runs in which a worker holds a lease. */
+  private *runsHeldBy(worker: string): Generator<Run> {
+    for (const { runs } of this.live.values()) {
+      for (const id of runs) {
+        const state = this.options.readModel.runStates.get(id);
+        if (state?.tasks.byWorker.has(worker)) yield state.run;
+      }
+    }
+  }
+
+  /** Sets the run's timer at its next lease expiry or retry becoming ready. */
+  private arm(run: Run): void {
+    const state = this.options.readModel.runStates.get(run.id);
+    if (!state || isEnded(state.run) || this.closed) return this.disarm(run.id);
+    let at = state.tasks.nextReadyAt() ?? Infinity;
+    for (const expiresAt of state.tasks.leaseExpiry.values()) at = Math.min(at, expiresAt);
+    const armed = this.timers.get(run.id);
+    if (armed && armed.at === at) return;
+    this.disarm(run.id);
+    if (at === Infinity) return;
+    const timer = setTimeout(() => this.due(run.id), Math.max(0, at - this.options.clock.nowMs()));
+    this.timers.set(run.id, { at, timer });
+  }
+
+  private disarm(run: string): void {
+    const armed = this.timers.get(run);
+    if (!armed) return;
+    clearTimeout(armed.timer);
+    this.timers.delete(run);
+  }
+
+  /** A run's timer is due: expired leases go back to the queue (the actor decides which), waiters are served. */
+  private due(runId: string): void {
+    this.timers.delete(runId);
+    const state = this.options.readModel.runStates.get(runId);
+    if (!state || isEnded(state.run) || this.closed) return;
+    const { registry, clock } = this.options;
+    const nowMs = clock.nowMs();
+    const expired = [...state.tasks.leaseExpiry.values()].some((at) => at <= nowMs);
+    const { run } = state;
+    if (!expired) {
+      this.wake(run.project);
+      this.arm(run);
+      return;
+    }
+    registry
+      .ask(registry.actor('job', run.job), [run.project], { type: 'ExpireLeases', run: run.id, nowMs })
+      .catch(() => undefined)
+      // Its events re-arm the timer; a refusal (the store failed) tries again shortly.
+      .finally(() => {
+        if (!this.timers.has(runId) && !this.closed) this.timers.set(runId, { at: nowMs + 1000, timer: setTimeout(() => this.due(runId), 1000) });
+      });
+  }
+}

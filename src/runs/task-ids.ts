@@ -1,0 +1,37 @@
+// A task's id and its lease tokens. A task is a position in its run (src/domain/run-tasks.ts), so
+// its id is made from what names it, as a result's id is (src/domain/result-row.ts): the run id's
+// first 48 bits and the position, in a UUID of version 8 (RFC 9562's custom version):
+//
+//   rrrrrrrr-rrrr-8000-8000-pppppppppppp
+//
+// Nothing is stored for it; the run is found from the prefix (no two live runs share one: a new
+// run's id is drawn again until it does not) and the position read back.
+import { randomBytes } from 'node:crypto';
+
+export function taskIdOf(run: string, position: number): string {
+  return `${run.slice(0, 13)}-8000-8000-${position.toString(16).padStart(12, '0')}`;
+}
+
+/** The run prefix and position a task id names, or undefined when it is not a task id. */
+export function taskKeyOf(id: string): { prefix: string; position: number } | undefined {
+  if (id.length !== 36 || id.slice(13, 24) !== '-8000-8000-') return undefined;
+  const position = /^[0-9a-f]{12}$/.test(id.slice(24)) ? parseInt(id.slice(24), 16) : NaN;
+  return Number.isSafeInteger(position) ? { prefix: id.slice(0, 13), position } : undefined;
+}
+
+/** The prefix of a run id that its tasks' ids carry. */
+export function runPrefixOf(run: string): string {
+  return run.slice(0, 13);
+}
+
+/** Bytes of randomness in a lease token (128 bits: unguessable), written as 22 base64url characters. */
+const tokenBytes = 16;
+export const leaseTokenPattern = /^[A-Za-z0-9_-]{22}$/;
+
+/** `count` fresh lease tokens: each lease gets a new one, so that an answer under an old lease is told apart. */
+export function leaseTokens(count: number): string[] {
+  const bytes = randomBytes(tokenBytes * count);
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) tokens.push(bytes.toString('base64url', i * tokenBytes, (i + 1) * tokenBytes));
+  return tokens;
+}
