@@ -148,6 +148,12 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
+/** CPU seconds (user + system) one process has used so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+export function processSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** The kB figures of /proc/<pid>/status (VmRSS, RssAnon, RssFile, ...). */
 export function procStatus(pid: number): Record<string, number> {
   const fields: Record<string, number> = {};

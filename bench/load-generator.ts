@@ -4,18 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { text } from 'node:stream/consumers';
 import autocannon from 'autocannon';
-import type { LoadOptions, LoadResult } from './harness.ts';
+import { processSeconds, type LoadOptions, type LoadResult } from './harness.ts';
 
-/** CPU seconds (user + system) used so far by the whole machine (every core), or by one process. */
+/** CPU seconds (user + system) used so far by the whole machine (every core). */
 const ticksPerSecond = 100;
 function machineSeconds(): number {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   const idle = fields[3]! + fields[4]!; // idle, iowait
   return (fields.reduce((sum, value) => sum + value, 0) - idle) / ticksPerSecond;
-}
-function processSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
 const options = JSON.parse(await text(process.stdin)) as LoadOptions;

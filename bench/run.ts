@@ -15,6 +15,7 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'heavy', load: () => import('./heavy.ts') },
   { name: 'startup', load: () => import('./startup.ts') },
   { name: 'package', load: () => import('./package.ts') },
+  { name: 'runs', load: () => import('./runs.ts') },
 ];
 
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

@@ -9,7 +9,7 @@ import { invalid } from '../domain/rejection.ts';
 import { agentChanges, jobChanges, projectChanges, type Before, type Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
 import { plainCodec, type ActorKind, type Claim, type SnapshotCodec } from './actor-kind.ts';
-import { iterationsPerPart, jobCodec, runSnapshotItems } from './job-codec.ts';
+import { iterationsPerPart, jobCodec, runEventCodec, runSnapshotItems } from './job-codec.ts';
 
 /** An actor kind as the registry holds it: the actor's needs plus how readers learn of its writes. */
 export interface RegisteredKind<State, Command, Event> extends ActorKind<State, Command, Event> {
@@ -190,15 +190,7 @@ export const jobKind: JobKind = {
   },
   decider: jobDecider,
   codec: jobCodec,
-  eventCodec: {
-    // A completed task's result row is written to the results store in the same commit: the
-    // journal keeps where the task went, not the row again.
-    encode: (event) =>
-      event.type === 'TasksCompleted'
-        ? { ...event, tasks: event.tasks.map(({ position, to, readyAt, error, cost }) => ({ position, to, readyAt, error, cost, result: null })) }
-        : event,
-    decode: (stored) => stored as JobEvent,
-  },
+  eventCodec: runEventCodec,
   claimsOf: () => [],
   claimsAfter: () => [],
   // A snapshot references each full part of iterations (job-codec.ts) and encodes only the rest;

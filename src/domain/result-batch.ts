@@ -101,32 +101,40 @@ export function resolveAllRows(roster: Roster, indexOfId: IndexOfId, inputs: rea
 function resolveRow(roster: Roster, indexOfId: IndexOfId, input: ResultInput, limits: ResultLimits): { row: ResolvedRow } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
   const index = datapointIndex(roster, indexOfId, input, errors);
-  // Whether any check below failed (datapointIndex's failures leave `index` undefined).
-  let failed = false;
   const attempt = input.attempt ?? 0;
-  if (attempt >= limits.attemptsPerDatapointMax) {
-    errors.attempt = [`Ensure this value is less than or equal to ${limits.attemptsPerDatapointMax - 1}.`];
-    failed = true;
-  }
+  if (attempt >= limits.attemptsPerDatapointMax) errors.attempt = [`Ensure this value is less than or equal to ${limits.attemptsPerDatapointMax - 1}.`];
+  // datapointIndex's failures leave `index` undefined, with their errors.
+  if (index === undefined) return { errors: { ...errors, ...resolveFields(input, limits).errors } };
+  return resolveRowAt(index, attempt, input, limits, errors);
+}
+
+/**
+ * A row whose datapoint and attempt are known (a run's task names them): its written fields and
+ * output checked and resolved, or its errors (with any `earlier` ones).
+ */
+export function resolveRowAt(index: number, attempt: number, input: ResultInput, limits: ResultLimits, earlier: FieldErrors = {}): { row: ResolvedRow } | { errors: FieldErrors } {
+  const { errors, output } = resolveFields(input, limits);
+  for (const _ in { ...earlier, ...errors }) return { errors: { ...earlier, ...errors } };
+  return { row: { index, attempt, fields: writtenOf(input), output } };
+}
+
+/** A row's own checks (its score, dimensions and output), and its output as JSON text. */
+function resolveFields(input: ResultInput, limits: ResultLimits): { errors: FieldErrors; output: string } {
+  const errors: FieldErrors = {};
   const status = input.status ?? 'ok';
-  const score = input.score ?? null;
-  if (score === null && status === 'ok') {
+  if ((input.score ?? null) === null && status === 'ok') {
     errors.score = [input.score === null ? 'This field may not be null.' : 'This field is required.'];
-    failed = true;
   }
   const dimensions = input.dimension_scores ?? null;
   if (dimensions && countKeys(dimensions) > limits.resultDimensionsMax) {
     errors.dimension_scores = [`Ensure this field has no more than ${limits.resultDimensionsMax} elements.`];
-    failed = true;
   }
   // Most rows send no output: 'null' without a call to JSON.stringify.
   const output = input.output === undefined || input.output === null ? 'null' : JSON.stringify(input.output);
   if (output.length > limits.resultOutputCharsMax) {
     errors.output = [`Ensure this value has at most ${limits.resultOutputCharsMax} characters as JSON (it has ${output.length}).`];
-    failed = true;
   }
-  if (index === undefined || failed) return { errors };
-  return { row: { index, attempt, fields: writtenOf(input), output } };
+  return { errors, output };
 }
 
 /** The written fields of a row: each as sent, else its default; ids in lower case. */

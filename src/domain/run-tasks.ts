@@ -49,6 +49,8 @@ export interface TaskAt {
 
 export class RunTasks {
   readonly total: number;
+  /** The shape's datapoint order, as a column. */
+  private readonly order: Uint32Array;
   /** State code per position (taskCode). */
   readonly state: Uint8Array;
   /** Failed tries per position (an error result; a rate-limited one is not a try). */
@@ -71,6 +73,7 @@ export class RunTasks {
 
   constructor(readonly shape: RunShape) {
     this.total = shape.iterations * shape.datapoints * shape.attempts;
+    this.order = Uint32Array.from(shape.datapointOrder);
     this.state = new Uint8Array(this.total);
     this.tries = new Uint8Array(this.total);
     this.counts = { total: this.total, queued: this.total, leased: 0, done: 0, dead: 0, skipped: 0, cancelled: 0 };
@@ -89,10 +92,10 @@ export class RunTasks {
 
   /** The position handed out at a rank of the sequence. */
   positionAtRank(rank: number): number {
-    const { iterations, attempts, datapointOrder } = this.shape;
+    const { iterations, attempts } = this.shape;
     const perDatapoint = iterations * attempts;
     const within = rank % perDatapoint;
-    const datapoint = datapointOrder[(rank - within) / perDatapoint]!;
+    const datapoint = this.order[(rank - within) / perDatapoint]!;
     return this.positionOf({ iteration: Math.floor(within / attempts), datapoint, attempt: within % attempts });
   }
 
@@ -306,8 +309,10 @@ export class RunTasks {
   // ---- a snapshot ----
 
   toPlain(): RunTasksPlain {
+    const { iterations, datapoints, attempts } = this.shape;
     return {
-      shape: { ...this.shape, datapointOrder: [...this.shape.datapointOrder] },
+      // The order as its bytes: a snapshot writes a buffer at once, a list of numbers one by one.
+      shape: { iterations, datapoints, attempts, datapointOrder: Buffer.from(this.order.buffer, this.order.byteOffset, this.order.byteLength) },
       // Copies: a snapshot kept in memory (MemoryKv) must not change with the run.
       state: this.state.slice(),
       tries: this.tries.slice(),
@@ -320,7 +325,9 @@ export class RunTasks {
   }
 
   static fromPlain(plain: RunTasksPlain): RunTasks {
-    const tasks = new RunTasks(plain.shape);
+    const order = plain.shape.datapointOrder;
+    const bytes = Uint8Array.from(order);
+    const tasks = new RunTasks({ ...plain.shape, datapointOrder: Array.from(new Uint32Array(bytes.buffer, 0, bytes.length / 4)) });
     tasks.state.set(plain.state);
     tasks.tries.set(plain.tries);
     tasks.nextRank = plain.nextRank;
@@ -339,9 +346,9 @@ export class RunTasks {
   }
 }
 
-/** RunTasks as a snapshot holds it (typed columns as they are). */
+/** RunTasks as a snapshot holds it (typed columns as they are, the datapoint order as its bytes). */
 export interface RunTasksPlain {
-  shape: RunShape;
+  shape: Omit<RunShape, 'datapointOrder'> & { datapointOrder: Uint8Array };
   state: Uint8Array;
   tries: Uint8Array;
   nextRank: number;

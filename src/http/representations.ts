@@ -240,26 +240,21 @@ export function taskJson({ run: record, tasks }: RunState, position: number, ros
   });
 }
 
-/** A task as a lease hands it out: its iteration's code and its datapoint's input, never the expected output. */
-const leasedTask = representation<Record<string, unknown>>('workers.leased-task-response');
-export function leasedTaskJson(leased: LeasedTask, iteration: JobIteration | undefined, datapoint: Datapoint | undefined, tries: number) {
+/** A leased task's iteration (its code) and datapoint (its input, never its expected output). */
+export const leasedIterationJson = representation<JobIteration>('workers.leased-iteration-response');
+export const leasedDatapointJson = representation<Datapoint>('workers.leased-datapoint-response');
+
+/**
+ * A task as a lease hands it out (workers.leased-task-response), written out directly: a lease
+ * hands out up to a thousand, and its iteration's and datapoint's texts are the JSON cache's
+ * (made once each, shared by every lease of them).
+ */
+export function leasedTaskText(leased: LeasedTask, iterationText: string, datapointText: string, tries: number): string {
   const { run: record, position, token, expiresAt } = leased;
-  return leasedTask({
-    id: taskIdOf(record.id, position),
-    lease: token,
-    lease_expires_at: new Date(expiresAt).toISOString(),
-    run: record.id,
-    iteration: { id: iteration?.id ?? null, iteration_name: iteration?.iteration_name ?? '', agent_code: iteration?.agent_code ?? null },
-    datapoint: {
-      id: datapoint?.id ?? null,
-      order: datapoint?.order ?? null,
-      input: datapoint?.input ?? null,
-      persona: datapoint?.persona ?? null,
-      tags: datapoint?.tags ?? null,
-    },
-    attempt: position % record.attempts,
-    try: tries + 1,
-  });
+  return (
+    `{"id":"${taskIdOf(record.id, position)}","lease":"${token}","lease_expires_at":"${new Date(expiresAt).toISOString()}",` +
+    `"run":"${record.id}","iteration":${iterationText},"datapoint":${datapointText},"attempt":${position % record.attempts},"try":${tries + 1}}`
+  );
 }
 
 /** A worker with when it was last heard from and the tasks it holds now. */

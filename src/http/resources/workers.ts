@@ -9,32 +9,36 @@ import type { Principal } from '../../auth/authenticate.ts';
 import { timestamp } from '../../clock.ts';
 import type { Limits } from '../../config.ts';
 import type { Worker } from '../../domain/project.ts';
-import { resolveRows } from '../../domain/result-batch.ts';
+import { resolveRowAt } from '../../domain/result-batch.ts';
 import type { ResultInput } from '../../domain/result-row.ts';
 import { invalid, invalidPk, Rejected, type FieldErrors } from '../../domain/rejection.ts';
 import type { CompletionItem, CompletionOutcome, Run } from '../../domain/run.ts';
-import type { Json } from '../../domain/records.ts';
-import type { ResultKeeper } from '../../results/result-keeper.ts';
+import type { Datapoint, Json, JobIteration } from '../../domain/records.ts';
+import type { JsonCache } from '../../json-cache.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
 import { taskKeyOf } from '../../runs/task-ids.ts';
 import type { Validator } from '../../validation/validator.ts';
 import { or404 } from '../errors.ts';
 import type { RecordCollaborators } from '../record-collaborators.ts';
-import { leasedTaskJson, workerJson } from '../representations.ts';
-import { noContent, reply, type ApiContext, type Route } from '../route.ts';
+import { leasedDatapointJson, leasedIterationJson, leasedTaskText, workerJson } from '../representations.ts';
+import { noContent, reply, replyJsonText, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
 export interface WorkerCollaborators extends RecordCollaborators {
+  jsonCache: JsonCache;
   limits: Limits;
   validator: Validator;
-  results: ResultKeeper;
   dispatch: RunDispatch;
 }
 
 /** A completion's item as the body schema lets it through (its result fields are checked one item at a time). */
 type CompletionBodyItem = { task: string; lease: string; status?: string | null } & Record<string, unknown>;
 
-export function workerRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, dispatch }: WorkerCollaborators): Route[] {
+/** What a task whose iteration or datapoint went meanwhile is handed out with (its run fails with them). */
+const goneIteration = { id: null, iteration_name: '', agent_code: null } as unknown as JobIteration;
+const goneDatapoint = { id: null, order: 0, input: null, persona: null, tags: null } as unknown as Datapoint;
+
+export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch }: WorkerCollaborators): Route[] {
   const visibleWorker = (ctx: ApiContext): Worker => tenancy.seen(ctx.state.principal, readModel.workers.get(ctx.params.id!), (worker) => worker.project);
   const leasedBy = (worker: string): number => {
     let held = 0;
@@ -77,29 +81,38 @@ export function workerRoutes({ registry, readModel, tenancy, lists, clock, limit
   };
 
   /**
-   * An item of a completion, resolved against its task: its result row (with the task's datapoint
-   * and attempt), or rate_limited, or its errors (the item is invalid; nothing of it is written).
+   * A completion's items, resolved against their tasks: each its result row (with its task's
+   * datapoint and attempt), or rate_limited, or its errors (the item is invalid; nothing of it is
+   * written). Their fields are checked in one pass (results-write's row schema), not one by one.
    */
-  const resolveItem = (worker: Worker, item: CompletionBodyItem): { run: Run; item: CompletionItem } | { errors: FieldErrors } => {
-    const found = runOfTask(worker, item.task);
-    if (!found) return { errors: { task: [invalidPk(item.task)] } };
-    const { run, position } = found;
-    if (item.status === 'rate_limited') return { run, item: { position, token: item.lease, result: 'rate_limited' } };
+  const resolveItems = (worker: Worker, items: readonly CompletionBodyItem[]): ({ run: Run; item: CompletionItem } | { errors: FieldErrors })[] => {
+    const rows = items.filter((item) => item.status !== 'rate_limited');
+    const fieldErrors = rowErrors(rows);
+    let row = 0;
+    return items.map((item) => {
+      const errors = item.status === 'rate_limited' ? undefined : fieldErrors[row++];
+      const found = runOfTask(worker, item.task);
+      if (!found) return { errors: { task: [invalidPk(item.task)] } };
+      const { run, position } = found;
+      if (item.status === 'rate_limited') return { run, item: { position, token: item.lease, result: 'rate_limited' } };
+      if (errors && Object.keys(errors).length > 0) return { errors };
+      const { iteration, datapoint, attempt } = readModel.runStates.get(run.id)!.tasks.taskAt(position);
+      const resolved = resolveRowAt(datapoint, attempt, item as ResultInput, limits);
+      if ('errors' in resolved) return { errors: resolved.errors };
+      return { run, item: { position, token: item.lease, result: { iteration: run.iterations[iteration]!, row: resolved.row } } };
+    });
+  };
+
+  /** Each row's field errors ({} for a good one), checked against results-write's row schema in one pass. */
+  const rowErrors = (rows: readonly CompletionBodyItem[]): FieldErrors[] => {
+    if (rows.length === 0) return [];
     try {
-      validator.body('results.results-write', { results: [item] });
+      validator.body('results.results-write', { results: rows });
+      return [];
     } catch (error) {
       if (!(error instanceof Rejected) || error.rejection.kind !== 'invalid') throw error;
-      const nested = error.rejection.fields.results as FieldErrors[] | undefined;
-      return { errors: nested?.[0] ?? error.rejection.fields };
+      return (error.rejection.fields.results as FieldErrors[] | undefined) ?? [];
     }
-    const state = readModel.runStates.get(run.id)!;
-    const roster = results.store.roster(run.dataset);
-    if (!roster) return { errors: { task: ["The run's dataset version is gone."] } };
-    const { iteration, datapoint, attempt } = state.tasks.taskAt(position);
-    const input = { ...item, datapoint: roster.ids[datapoint]!, datapoint_order: undefined, attempt } as ResultInput;
-    const { rows, errors } = resolveRows(roster, results.store.indexOfId(roster), [input], limits);
-    if (errors) return { errors: errors[0]! };
-    return { run, item: { position, token: item.lease, result: { iteration: run.iterations[iteration]!, row: rows[0]! } } };
   };
 
   return [
@@ -177,12 +190,14 @@ export function workerRoutes({ registry, readModel, tenancy, lists, clock, limit
         if (run !== null && readModel.runs.get(run)?.project !== worker.project) throw invalid({ run: [invalidPk(run)] });
         const leased = await dispatch.lease(worker, { max: body.max, waitMs: body.wait_ms, run });
         const tasks = leased.map((task) => {
-          const state = readModel.runStates.get(task.run.id);
-          const { iteration, datapoint } = state!.tasks.taskAt(task.position);
-          const dataset = readModel.datasets.get(task.run.dataset);
-          return leasedTaskJson(task, readModel.iterations.get(task.run.iterations[iteration]!), dataset?.datapoints[datapoint], state!.tasks.tries[task.position]!);
+          const { tasks: columns } = readModel.runStates.get(task.run.id)!;
+          const { iteration, datapoint } = columns.taskAt(task.position);
+          // Gone meanwhile (its run fails with it): the task is handed out as it stands.
+          const record = readModel.iterations.get(task.run.iterations[iteration]!) ?? goneIteration;
+          const point = readModel.datasets.get(task.run.dataset)?.datapoints[datapoint] ?? goneDatapoint;
+          return leasedTaskText(task, jsonCache.text(record, leasedIterationJson), jsonCache.text(point, leasedDatapointJson), columns.tries[task.position]!);
         });
-        reply(ctx, 200, { tasks });
+        replyJsonText(ctx, 200, `{"tasks":[${tasks.join(',')}]}`);
       },
     },
     {
@@ -220,8 +235,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, clock, limit
         }
         const answers: { task: string; outcome: CompletionOutcome | 'invalid'; errors?: FieldErrors }[] = items.map((item) => ({ task: item.task, outcome: 'invalid' }));
         const byRun = new Map<string, { run: Run; items: CompletionItem[]; at: number[] }>();
-        items.forEach((item, at) => {
-          const resolved = resolveItem(worker, item);
+        resolveItems(worker, items).forEach((resolved, at) => {
           if ('errors' in resolved) {
             answers[at]!.errors = resolved.errors;
             return;

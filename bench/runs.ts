@@ -1,0 +1,138 @@
+// Runs as leased work (issue 35), on the service started as `npm start` starts it, on LMDB, every
+// lease and completion answered after its commit is synced; the workers in a process of their own
+// on the load generator's core (bench/run-workers.ts), over keep-alive HTTP as any worker would:
+// - a run of 1,200,000 tasks (60 iterations x 20,000 datapoints) created: the time of its POST, and
+//   the memory it holds (RSS growth per task);
+// - task lifecycles (a lease and the completion that writes its result row) per second with 8
+//   workers leasing 100 at a time, then one at a time: the median of alternating rounds, beside
+//   the bare server's requests per second in the rounds around them, after a warm-up of some
+//   seconds (the service's rate climbs for its first ten seconds or so under this load);
+// - the time from a task becoming ready (a one-task run created: its 201) to a worker that waits
+//   for one (a long poll) holding it;
+// - a plain GET /api/agents/{id}/ (one after another, from a process of its own) while the workers
+//   run.
+// `--quick` uses a tenth of the sizes and shorter rounds.
+import { load, median, processSeconds, quick, removeDir, rounds, roundSeconds, sendJson, signUp, startBareAndService, startLineChild, type Row } from './harness.ts';
+
+const scale = quick ? 10 : 1;
+const datapoints = 20_000 / scale;
+const iterationsInRun = 60;
+const workers = 8;
+const creationSecondsMax = 2;
+const bytesPerTaskMax = 200;
+const batchedPerSecondMin = 50_000;
+const singlePerSecondMin = 4_000;
+const readyP50MsMax = 1;
+const readyP99MsMax = 10;
+const probeP50MsMax = 1;
+const readySamples = quick ? 50 : 300;
+const warmUpSeconds = quick ? 2 : 8;
+
+export async function run(): Promise<Row[]> {
+  const { bare, service } = await startBareAndService();
+  try {
+    const { access, projectId } = await signUp(service.url, 'bench-runs');
+    const post = (path: string, body: unknown) => sendJson(service.url, 'POST', path, body, access);
+    const agent = await post('/api/agents/', { name: 'runs', slug: 'runs', project: projectId });
+    const points = Array.from({ length: datapoints }, (_, i) => ({ input: { question: `case ${i}` }, expected_output: `answer ${i}` }));
+    const dataset = (await post('/api/datasets/', { agent: agent.id, datapoints: points })).id as string;
+    const job = await post('/api/jobs/', { agent: agent.id });
+    const iterations: string[] = [];
+    for (let i = 0; i < iterationsInRun; i++) iterations.push((await post('/api/job-iterations/', { job: job.id, iteration_name: `candidate-${i}`, order: i, agent_code: 'x' })).id as string);
+    const workerIds: string[] = [];
+    for (let i = 0; i < workers; i++) workerIds.push((await post('/api/workers/', { name: `bench-${i}` })).id as string);
+
+    // A run of a million tasks.
+    const rssBeforeMb = service.rssMb();
+    const created = performance.now();
+    const large = await post(`/api/jobs/${job.id}/runs/`, { dataset, iterations });
+    const creationSeconds = (performance.now() - created) / 1000;
+    const tasks = (large.counts as { total: number }).total;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const bytesPerTask = ((service.rssMb() - rssBeforeMb) * 1024 * 1024) / tasks;
+
+    // Lifecycles, batched and one at a time, in rounds alternating with the bare server; a GET
+    // probe runs beside the batched workers.
+    const probe = await startLineChild(['bench/latency-probe.ts', `${service.url}/api/agents/${agent.id}/`, access]);
+    const batched = await lifecycles(service, access, workerIds, 100, bare);
+    const probed = JSON.parse((await probe.end()).at(-1)!) as { count: number; p50Ms: number; p99Ms: number };
+    const single = await lifecycles(service, access, workerIds, 1, bare);
+
+    // From ready to held: the large run cancelled, workers wait; one-task runs (of another job) are made one by one.
+    await post(`/api/runs/${large.id}/cancel/`, {});
+    const latencies = await readyToHeld(service.url, access, workerIds, agent.id as string);
+
+    const bareNote = (measured: Lifecycles) =>
+      `rounds ${measured.rounds.map((rate) => Math.round(rate).toLocaleString('en-US')).join('/')} tasks/s, ${measured.cpuMicros.toFixed(1)} us CPU a task; bare ${Math.round(measured.bare).toLocaleString('en-US')} req/s`;
+    return [
+      { name: `a run of ${tasks.toLocaleString('en-US')} tasks created (POST, ${iterationsInRun} iterations x ${datapoints.toLocaleString('en-US')} datapoints)`, value: creationSeconds, unit: 's', target: `<= ${creationSecondsMax} s`, pass: creationSeconds <= creationSecondsMax },
+      { name: 'memory a queued task holds (RSS growth / tasks)', value: bytesPerTask, unit: 'bytes', target: `<= ${bytesPerTaskMax} bytes`, pass: bytesPerTask <= bytesPerTaskMax, note: `RSS ${rssBeforeMb.toFixed(0)} -> ${service.rssMb().toFixed(0)} MB (the run's tasks are held twice: the job's actor decides, the read model answers)` },
+      { name: 'task lifecycles (lease + complete with its result row, durable), 8 workers, 100 a lease', value: batched.perSecond, unit: 'tasks/s', target: `>= ${batchedPerSecondMin.toLocaleString('en-US')} tasks/s`, pass: batched.perSecond >= batchedPerSecondMin, note: bareNote(batched) },
+      { name: 'the same, one task a lease', value: single.perSecond, unit: 'tasks/s', target: `>= ${singlePerSecondMin.toLocaleString('en-US')} tasks/s`, pass: single.perSecond >= singlePerSecondMin, note: bareNote(single) },
+      { name: 'a task ready (its run made) to a waiting worker holding it, p50', value: latencies.p50, unit: 'ms', target: `<= ${readyP50MsMax} ms`, pass: latencies.p50 <= readyP50MsMax, note: `${latencies.count} tasks; max ${latencies.max.toFixed(2)} ms` },
+      { name: 'the same, p99', value: latencies.p99, unit: 'ms', target: `<= ${readyP99MsMax} ms`, pass: latencies.p99 <= readyP99MsMax },
+      { name: 'GET /api/agents/{id}/ while 8 workers lease and complete, p50', value: probed.p50Ms, unit: 'ms', target: `<= ${probeP50MsMax} ms`, pass: probed.p50Ms <= probeP50MsMax, note: `p99 ${probed.p99Ms.toFixed(2)} ms, ${probed.count} requests` },
+    ];
+  } finally {
+    await service.stop();
+    await bare.stop();
+    removeDir(service.dataDir);
+  }
+}
+
+interface Lifecycles {
+  perSecond: number;
+  rounds: number[];
+  bare: number;
+  /** The service's CPU per task (every thread), median of the rounds. */
+  cpuMicros: number;
+}
+
+/** Workers leasing `batch` at a time: rounds alternating with the bare server's; the median round. */
+async function lifecycles(service: { url: string; pid: number }, access: string, workerIds: string[], batch: number, bare: { url: string; pid: number }): Promise<Lifecycles> {
+  const child = await startLineChild(['bench/run-workers.ts'], { input: JSON.stringify({ url: service.url, access, workers: workerIds, batch }) });
+  const cpu: number[] = [];
+  const go = async (seconds: number) => {
+    const before = processSeconds(service.pid);
+    child.send(`go ${seconds}`);
+    const { tasks, seconds: took } = JSON.parse(await child.next()) as { tasks: number; seconds: number };
+    cpu.push(((processSeconds(service.pid) - before) * 1e6) / Math.max(1, tasks));
+    return tasks / took;
+  };
+  await go(batch > 1 ? warmUpSeconds : 1);
+  cpu.length = 0;
+  const measured: number[] = [];
+  const bareRates: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    bareRates.push((await load({ url: `${bare.url}/`, serverPid: bare.pid, connections: 8, durationSeconds: roundSeconds })).requestsPerSecond);
+    measured.push(await go(roundSeconds));
+  }
+  await child.end();
+  return { perSecond: median(measured), rounds: measured, bare: median(bareRates), cpuMicros: median(cpu) };
+}
+
+/** Times from a one-task run's 201 to a waiting worker's lease answer holding its task. */
+async function readyToHeld(url: string, access: string, workerIds: string[], agent: string) {
+  const post = (path: string, body: unknown) => sendJson(url, 'POST', path, body, access);
+  const one = (await post('/api/datasets/', { agent, datapoints: [{ input: { question: 'ready?' } }], make_active: false })).id as string;
+  const job = (await post('/api/jobs/', { agent })).id as string;
+  const iteration = (await post('/api/job-iterations/', { job, iteration_name: 'ready-to-held', order: 1000 })).id as string;
+  const waiting = await startLineChild(['bench/run-workers.ts'], { input: JSON.stringify({ url, access, workers: workerIds, batch: 1 }) });
+  waiting.send('wait');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const times: number[] = [];
+  for (let i = 0; i < readySamples; i++) {
+    const made = await post(`/api/jobs/${job}/runs/`, { dataset: one, iterations: [iteration] });
+    const madeAt = performance.timeOrigin + performance.now();
+    // Its one task is held (and completed, ending the run) before the next run is made.
+    const { run, at } = JSON.parse(await waiting.next()) as { run: string; at: number };
+    if (run !== made.id) throw new Error(`a worker held a task of run ${run}, not of ${String(made.id)}`);
+    times.push(Math.max(0, at - madeAt));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  waiting.send('stop');
+  await waiting.end();
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
+  return { count: times.length, p50: at(0.5), p99: at(0.99), max: times.at(-1) ?? NaN };
+}
