@@ -62,8 +62,12 @@ export class RunDispatch {
   private readonly byPrefix = new Map<string, string>();
   private closed = false;
 
+  /** Follows the runs recovered from the store: their timers are set (a lease that expired while the service was down is given back at once). */
   constructor(private readonly options: RunDispatchOptions) {
-    for (const run of options.readModel.runs.values()) this.follow(run);
+    for (const run of options.readModel.runs.values()) {
+      this.follow(run);
+      this.arm(run);
+    }
   }
 
   // ---- asked by the routes ----

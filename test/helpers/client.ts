@@ -19,6 +19,11 @@ export class Client {
     return new Client(this.baseUrl, credentials);
   }
 
+  /** The same credentials at another address (a service restarted on another port). */
+  at(baseUrl: string): Client {
+    return new Client(baseUrl, this.credentials);
+  }
+
   get<T = any>(path: string, query?: Record<string, string | number | boolean>): Promise<Reply<T>> {
     const search = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]))}` : '';
     return this.request('GET', path + search);
