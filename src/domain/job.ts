@@ -227,9 +227,13 @@ function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; r
       return command.runs.flatMap((id) => (state.runs.has(id) ? decideRelease(runOf(state, id), command.worker, command.nowMs) : []));
     case 'CancelRun':
       return decideCancel(runOf(state, command.run), command.now);
-    case 'RetryRun':
+    case 'RetryRun': {
       if (state.job?.status === 'cancelled') throw conflict('A cancelled job takes no retry.');
-      return decideRetry(runOf(state, command.run), command.failedResults, command.nowMs);
+      const retried = runOf(state, command.run);
+      // An ended run that runs again must not share an iteration with one live meanwhile.
+      if (isEnded(retried.run)) refuseBusyIterations(state, retried.run, conflict);
+      return decideRetry(retried, command.failedResults, command.nowMs);
+    }
     case 'FailRuns':
       return command.runs.flatMap((id) => (state.runs.has(id) ? decideFailure(runOf(state, id), command.now) : []));
   }
@@ -240,8 +244,21 @@ function decideCreate(state: JobState, run: Run, shape: RunShape, limits: JobLim
   if (state.runs.size >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
   const missing = run.iterations.filter((id) => !state.iterations.has(id));
   if (missing.length > 0) throw invalid({ iterations: missing.map((id) => `Invalid pk "${id}" - object does not exist.`) });
+  refuseBusyIterations(state, run, (message) => invalid({ iterations: [message] }));
   // Its in-flight cap is fixed with it: replaying its events never reads the configuration.
   return [{ type: 'RunCreated', run, shape, inFlightCap: run.max_in_flight ?? limits.tasksPerLeaseMax }];
+}
+
+/**
+ * An iteration is evaluated by one live run at a time: two would write the same result rows (one
+ * per datapoint and attempt), and each run's "one result per task" would no longer hold.
+ */
+function refuseBusyIterations(state: JobState, run: Run, refusal: (message: string) => Error): void {
+  for (const other of state.runs.values()) {
+    if (other.run.id === run.id || isEnded(other.run)) continue;
+    const shared = run.iterations.find((id) => other.run.iterations.includes(id));
+    if (shared) throw refusal(`Iteration ${shared} is being evaluated by run ${other.run.id}, which has not ended.`);
+  }
 }
 
 /**

@@ -223,6 +223,26 @@ test('a cancel ends the run: its queued and leased tasks cancelled, the worker t
     assert.equal([again.status, again.body.code], [409, 'conflict']);
   }));
 
+test('an iteration is evaluated by one live run at a time: a second run of it is 400, and an ended run sharing it takes no retry while the other lives', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 2);
+    const first = await createRun(member.client, { ...setup, iterations: [setup.iterations[0]] }, { max_tries: 1 });
+    const second = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: setup.iterations.map((it) => it.id) });
+    assert.is(second.status, 400, second.text);
+    assert.equal(second.body, { iterations: [`Iteration ${setup.iterations[0].id} is being evaluated by run ${first.id}, which has not ended.`] });
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 1, 'nothing written');
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 10 });
+    await completeAll(member.client, worker, tasks, () => ({ status: 'error', error: 'boom' }));
+    assert.is((await runOf(member.client, first)).status, 'failed');
+    const other = await createRun(member.client, setup);
+    const retry = await member.client.post(`/api/runs/${first.id}/retry/`, {});
+    assert.equal([retry.status, retry.body.detail], [409, `Iteration ${setup.iterations[0].id} is being evaluated by run ${other.id}, which has not ended.`]);
+    await member.client.post(`/api/runs/${other.id}/cancel/`, {});
+    assert.is((await member.client.post(`/api/runs/${first.id}/retry/`, {})).status, 200, 'once the other has ended');
+  }));
+
 test('a heartbeat keeps a worker\'s leases alive past lease_seconds; a goodbye gives them back at once', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
