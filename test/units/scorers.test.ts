@@ -208,6 +208,12 @@ test('the scoring schema accepts both methods', () => {
     ];
     assert.is(validate({ method: 'scorers', scorers: every, pass_threshold: 1 }), null);
     assert.is(validate({ method: 'scorers', scorers: Array.from({ length: 32 }, (_, i) => scorerOf(i)) }), null);
+    const longest = [
+      { type: 'json_fields', name: 'n'.repeat(64), fields: Array.from({ length: 256 }, (_, i) => `${i}`.padEnd(255, 'f')) },
+      { type: 'contains', name: 'b', value: 'v'.repeat(10_000) },
+      { type: 'numeric', name: 'c', field: 'f'.repeat(255) },
+    ];
+    assert.is(validate({ method: 'scorers', scorers: longest }), null, 'every limit reached, none passed');
   });
 });
 
@@ -225,6 +231,10 @@ test('the scoring schema refuses what is out of bounds or unknown', () => {
     refused({ method: 'scorers', scorers: [{ type: 'exact', name: 'a', pattern: 'x' }] }, 'an option of another type');
     refused({ method: 'scorers', scorers: [{ type: 'fuzzy', name: 'a' }] }, 'an unknown type');
     refused({ method: 'scorers', scorers: [{ type: 'json_fields', name: 'a', fields: Array.from({ length: 257 }, (_, i) => `f${i}`) }] }, '257 fields');
+    refused({ method: 'scorers', scorers: [{ type: 'json_fields', name: 'a', fields: ['f'.repeat(256)] }] }, 'a field name of 256 characters');
+    refused({ method: 'scorers', scorers: [{ type: 'numeric', name: 'a', field: 'f'.repeat(256) }] }, 'a numeric field of 256 characters');
+    refused({ method: 'scorers', scorers: [{ type: 'contains', name: 'a', value: 'v'.repeat(10_001) }] }, 'a value of 10,001 characters');
+    refused({ method: 'scorers', scorers: [{ type: 'regex', name: 'r', pattern: 'a', flags: 'imsui' }] }, 'five flags');
     refused({ method: 'scorers', scorers: [{ type: 'numeric', name: 'a', abs_tolerance: -0.1 }] }, 'a negative tolerance');
     refused({ method: 'scorers', scorers: [scorerOf(0)], pass_threshold: 1.5 }, 'a threshold above 1');
     refused({ method: 'spec', scorers: [] }, 'scorers with the spec method');
