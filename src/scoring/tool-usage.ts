@@ -11,11 +11,11 @@ export interface ToolCall {
   result: unknown;
 }
 
-type Json = Readonly<Record<string, unknown>>;
+type JsonObject = Readonly<Record<string, unknown>>;
 
 /** The tool score, or null when it cannot be given (the tool usage dimension is then left out). */
 export function toolScore(toolConfig: unknown, calls: readonly ToolCall[] | null): number | null {
-  const config: Json = isObject(toolConfig) ? toolConfig : {};
+  const config: JsonObject = isObject(toolConfig) ? toolConfig : {};
   const { expected_tools: expectedTools, param_constraints: constraints, dependencies } = config;
   if (!pyTruthy(expectedTools) && !pyTruthy(constraints) && !pyTruthy(dependencies)) return 1;
   if (calls === null || calls.length === 0) return null;
@@ -50,7 +50,7 @@ function completeness(expectedTools: readonly unknown[], calls: readonly ToolCal
  * share whose `lower(strip(str(value)))` is among the allowed values (`str(v).lower()`; a
  * constraint that is not a list allows nothing); 0 when there is nothing to check.
  */
-function argumentsShare(constraints: Json, calls: readonly ToolCall[]): number {
+function argumentsShare(constraints: JsonObject, calls: readonly ToolCall[]): number {
   let checks = 0;
   let valid = 0;
   for (const call of calls) {
@@ -100,12 +100,12 @@ function lookedUp(result: unknown, field: unknown): unknown {
     const index = typeof field === 'boolean' ? undefined : pyInt(field);
     if (index !== undefined && index >= -result.length && index < result.length) return result[index < 0 ? result.length + index : index];
     if (typeof field !== 'string') return undefined;
-    return result.find((item): item is Json => isObject(item) && Object.hasOwn(item, field))?.[field];
+    return result.find((item): item is JsonObject => isObject(item) && Object.hasOwn(item, field))?.[field];
   }
   if (isObject(result) && typeof field === 'string' && Object.hasOwn(result, field)) return result[field];
   return undefined;
 }
 
-function isObject(value: unknown): value is Json {
+function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
