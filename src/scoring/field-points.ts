@@ -1,0 +1,125 @@
+// One output field against its expected value, by the field's type in the eval spec, and whether
+// its value is of the wrong type: the original evaluator's rules, in points. Pure.
+import { pyEquals, pyFloat, pyLower, pyRound, pyStr, pyStrip, pyText, pyTruthy } from './python-values.ts';
+import { keywordCoverage, similarity } from './text-similarity.ts';
+
+/** A field's settings in `output_fields` (a JSON object; keys read defensively). */
+export type FieldConfig = Readonly<Record<string, unknown>>;
+
+/** `weight`, 0 when absent or not a number. */
+export function weightOf(config: FieldConfig): number {
+  return numberOr(config.weight, 0);
+}
+
+export function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' ? value : fallback;
+}
+
+/** The field's points, or undefined for a type the original did not score (no dimension). */
+export function fieldPoints(config: FieldConfig, actual: unknown, expected: unknown): number | undefined {
+  switch (config.type) {
+    case 'enum':
+      return enumPoints(config, actual, expected);
+    case 'number':
+      return numberPoints(config, actual, expected);
+    case 'boolean':
+      return pyEquals(actual, expected) ? weightOf(config) : 0;
+    case 'text':
+      return textPoints(config, actual, expected);
+    default:
+      return undefined;
+  }
+}
+
+/** Equal lowered text: the weight; else, with partial credit, a value among `values`: partial_score. */
+function enumPoints(config: FieldConfig, actual: unknown, expected: unknown): number {
+  const weight = weightOf(config);
+  const chosen = enumText(actual);
+  if (chosen === enumText(expected)) return weight;
+  if (pyTruthy(config.partial_credit) && loweredValues(config).includes(chosen)) {
+    return typeof config.partial_score === 'number' ? config.partial_score : Math.max(1, pyRound(0.2 * weight));
+  }
+  return 0;
+}
+
+/** `lower(strip(str(x or "")))`. */
+function enumText(value: unknown): string {
+  return pyLower(pyText(value));
+}
+
+/** `values` lowered (`str(v).lower()`); not a list: none. */
+export function loweredValues(config: FieldConfig): string[] {
+  return Array.isArray(config.values) ? config.values.map((value) => pyLower(pyStr(value))) : [];
+}
+
+/**
+ * `|float(actual or 0) - float(expected or 0)|` against the tolerance bands (ascending `within`,
+ * the first that holds gives weight x score_pct, none 0), else within `tolerance` (default 10) the
+ * weight and within twice it half. A value that does not convert scores 0.
+ */
+function numberPoints(config: FieldConfig, actual: unknown, expected: unknown): number {
+  const weight = weightOf(config);
+  const a = pyFloat(pyTruthy(actual) ? actual : 0);
+  const e = pyFloat(pyTruthy(expected) ? expected : 0);
+  if (a === undefined || e === undefined) return 0;
+  const diff = Math.abs(a - e);
+  if (Array.isArray(config.tolerance_bands) && config.tolerance_bands.length > 0) return bandPoints(config.tolerance_bands, diff, weight);
+  const tolerance = numberOr(config.tolerance, 10);
+  if (diff <= tolerance) return weight;
+  if (diff <= 2 * tolerance) return 0.5 * weight;
+  return 0;
+}
+
+interface Band {
+  within: number;
+  score_pct: number;
+}
+
+/** Bands that are not `{within: number, score_pct: number}` are passed over. */
+function bandPoints(bands: readonly unknown[], diff: number, weight: number): number {
+  const valid = bands.filter(isBand).sort((a, b) => a.within - b.within);
+  for (const band of valid) if (diff <= band.within) return weight * band.score_pct;
+  return 0;
+}
+
+function isBand(value: unknown): value is Band {
+  if (typeof value !== 'object' || value === null) return false;
+  const band = value as Record<string, unknown>;
+  return typeof band.within === 'number' && typeof band.score_pct === 'number';
+}
+
+/** By `eval_mode` (non_empty when absent); llm_judge, which needs a model, falls back to similarity. */
+function textPoints(config: FieldConfig, actual: unknown, expected: unknown): number {
+  const weight = weightOf(config);
+  switch (config.eval_mode === undefined ? 'non_empty' : config.eval_mode) {
+    case 'non_empty':
+      return pyText(actual) === '' ? 0 : weight;
+    case 'similarity':
+    case 'llm_judge':
+      return weight * similarity(actual, expected);
+    case 'keyword_coverage':
+      return weight * keywordCoverage(actual, expected);
+    default:
+      return 0;
+  }
+}
+
+/**
+ * Whether a non-null value is of the wrong type: a number that float() refuses; a boolean that is
+ * neither a boolean nor a number equal to 0 or 1; an enum whose lowered, stripped text is not
+ * among the lowered `values`; a text that is not a string.
+ */
+export function isTypeError(config: FieldConfig, actual: unknown): boolean {
+  switch (config.type) {
+    case 'number':
+      return pyFloat(actual) === undefined;
+    case 'boolean':
+      return typeof actual !== 'boolean' && actual !== 0 && actual !== 1;
+    case 'enum':
+      return !loweredValues(config).includes(pyStrip(pyLower(pyStr(actual))));
+    case 'text':
+      return typeof actual !== 'string';
+    default:
+      return false;
+  }
+}

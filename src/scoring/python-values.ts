@@ -1,0 +1,194 @@
+// Python's meaning of a few operations on JSON values, which the original evaluator (Python)
+// relied on and whose numbers ours must reproduce: str(), float(), ==, truthiness, round() half
+// to even, str.strip() and str.lower(), len() in code points, and re's `\b\w+\b` word tokens.
+// Pure.
+//
+// JSON values only. A JSON number with an integral value is read as a Python int (JavaScript keeps
+// no difference between 1 and 1.0, so str(1.0) is "1" here where Python's is "1.0"); an object's
+// keys keep JavaScript's order, which puts integer-like keys ("2", "10") first where Python keeps
+// the order written. `undefined` (a missing key) is read as None.
+
+/** `bool(x)`: null, false, 0, "", [] and {} are falsy; NaN is truthy, as in Python. */
+export function pyTruthy(value: unknown): boolean {
+  if (value === null || value === undefined || value === false || value === 0 || value === '') return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') {
+    for (const _ in value) return true;
+    return false;
+  }
+  return true;
+}
+
+/** `str(x)`: Python's text of a JSON value. */
+export function pyStr(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') return pyNumber(value);
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  if (typeof value === 'object') {
+    const entries = Object.entries(value).map(([key, item]) => `${quoted(key)}: ${pyRepr(item)}`);
+    return `{${entries.join(', ')}}`;
+  }
+  return String(value);
+}
+
+/** `str(x or "").strip()`: the text of a value, where every falsy value is empty text. */
+export function pyText(value: unknown): string {
+  return pyTruthy(value) ? pyStrip(pyStr(value)) : '';
+}
+
+/** `repr(x)`: as str() except that strings are quoted. */
+function pyRepr(value: unknown): string {
+  return typeof value === 'string' ? quoted(value) : pyStr(value);
+}
+
+/** Integers as digits; floats as Python's repr: shortest round-trip digits, fixed notation for exponents -4..15. */
+function pyNumber(value: number): string {
+  if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
+  if (Number.isNaN(value)) return 'nan';
+  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
+  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '').replace('.', '');
+  const exponent = Number(exponentText);
+  const sign = negative ? '-' : '';
+  if (exponent < -4 || exponent >= 16) {
+    const fraction = digits.length > 1 ? `.${digits.slice(1)}` : '';
+    const power = String(Math.abs(exponent)).padStart(2, '0');
+    return `${sign}${digits[0]}${fraction}e${exponent < 0 ? '-' : '+'}${power}`;
+  }
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  // A float that is not integral has digits past the point.
+  return `${sign}${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
+}
+
+/** Python's repr of a string: single quotes unless it holds a single quote and no double quote. */
+function quoted(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'";
+  if (plainAscii.test(text)) return quote + text + quote;
+  let body = '';
+  for (const char of text) body += escapedChar(char, quote);
+  return quote + body + quote;
+}
+
+const plainAscii = /^[ !#-&(-[\]-~]*$/;
+const nonPrintable = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+const namedEscapes: ReadonlyMap<string, string> = new Map([['\\', '\\\\'], ['\t', '\\t'], ['\n', '\\n'], ['\r', '\\r']]);
+
+function escapedChar(char: string, quote: string): string {
+  if (char === quote) return `\\${quote}`;
+  const named = namedEscapes.get(char);
+  if (named) return named;
+  if (char === ' ' || !nonPrintable.test(char)) return char;
+  const code = char.codePointAt(0)!;
+  if (code < 0x100) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code < 0x10000) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\U${code.toString(16).padStart(8, '0')}`;
+}
+
+/** Python float()'s text: a decimal or exponent number with `_` between digits, or inf / infinity / nan. */
+const floatText = /^[+-]?(?:(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?|inf|infinity|nan)$/i;
+
+/**
+ * `float(x)`, or undefined where Python raises: a number; a boolean as 1 or 0; a string that is
+ * wholly float()'s text once stripped (ASCII digits only: Python also reads other scripts' digits).
+ */
+export function pyFloat(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value !== 'string') return undefined;
+  const text = pyStrip(value);
+  if (!floatText.test(text)) return undefined;
+  const unsigned = text.replace(/^[+-]/, '').toLowerCase();
+  const negative = text.startsWith('-');
+  if (unsigned === 'nan') return NaN;
+  if (unsigned === 'inf' || unsigned === 'infinity') return negative ? -Infinity : Infinity;
+  return Number(text.replaceAll('_', ''));
+}
+
+/** `int(x)` of a JSON integer or of text int() reads (ASCII digits, `_` between them), else undefined. */
+export function pyInt(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const text = pyStrip(value);
+  return /^[+-]?\d(?:_?\d)*$/.test(text) ? Number(text.replaceAll('_', '')) : undefined;
+}
+
+/** `a == b` between JSON values: 1 == true == 1.0, never a string and a number; lists and dicts deeply. */
+export function pyEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  const x = typeof a === 'boolean' ? Number(a) : a;
+  const y = typeof b === 'boolean' ? Number(b) : b;
+  if (typeof x === 'number' || typeof y === 'number') return x === y;
+  if (typeof x !== 'object' || typeof y !== 'object') return false;
+  if (Array.isArray(x) || Array.isArray(y)) {
+    return Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((item, i) => pyEquals(item, y[i]));
+  }
+  const left = x as Record<string, unknown>;
+  const right = y as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length && keys.every((key) => Object.hasOwn(right, key) && pyEquals(left[key], right[key]));
+}
+
+/** `round(x)` of a float: to the nearest integer, a half to the even one. */
+export function pyRound(value: number): number {
+  const floor = Math.floor(value);
+  const fraction = value - floor;
+  if (fraction < 0.5) return floor;
+  if (fraction > 0.5) return floor + 1;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+/**
+ * `str.strip()`: Python's whitespace at both ends (str.isspace: \t..\r, U+001C..U+001F, space,
+ * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). JavaScript's
+ * trim() differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085.
+ */
+export function pyStrip(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isPyWhitespace(text.charCodeAt(start))) start++;
+  while (end > start && isPyWhitespace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+function isPyWhitespace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
+  if (code < 0x85) return false;
+  return (
+    code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
+    code === 0x202f || code === 0x205f || code === 0x3000
+  );
+}
+
+/** `str.lower()`: JavaScript's toLowerCase applies the same Unicode full mappings (final sigma included). */
+export function pyLower(text: string): string {
+  return text.toLowerCase();
+}
+
+/** `len(s)`: the number of code points (a character outside the BMP is one, not two UTF-16 units). */
+export function pyLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--;
+        i++;
+      }
+    }
+  }
+  return length;
+}
+
+/** Python's Unicode `\w`: letters and digits of any script, and the underscore. */
+const wordPattern = /[\p{L}\p{N}_]+/gu;
+
+/** `set(re.findall(r"\b\w+\b", text))`: maximal runs of word characters are exactly those matches. */
+export function wordTokens(text: string): Set<string> {
+  return new Set(text.match(wordPattern));
+}
