@@ -619,6 +619,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/rescore/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Score an ended run's results again (or one iteration's) from their stored outputs and traces, with its scoring or the one given (from now on the run's), without running the agent again: in the background, its progress in the run's `rescore` and on the event stream. */
+        post: operations["runs_rescore_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/tasks/": {
         parameters: {
             query?: never;
@@ -2309,6 +2326,27 @@ export interface components {
          * @enum {string|null}
          */
         "runs.fields.reason": "all_done" | "budget" | "cancelled" | "failed" | null;
+        /** @description Its latest rescoring (POST /api/runs/{id}/rescore/): its results scored again from their stored outputs and traces; null if it was never rescored. */
+        "runs.fields.rescore": {
+            /**
+             * @description running until every result was scored again.
+             * @enum {string}
+             */
+            status: "running" | "completed";
+            /**
+             * Format: uuid
+             * @description The one iteration rescored; null: every iteration of the run.
+             */
+            iteration: string | null;
+            /** @description Results scored again so far. */
+            done: number;
+            /** @description Results to score again (those with status ok when it started). */
+            total: number;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+        } | null;
         /**
          * @description queued until its first lease, running, then completed (every task ended, or its budget was reached), cancelled, or failed (it could not go on, or every task ended dead).
          * @enum {string}
@@ -2316,6 +2354,12 @@ export interface components {
         "runs.fields.status": "queued" | "running" | "completed" | "cancelled" | "failed";
         /** @enum {string} */
         "runs.fields.taskState": "queued" | "leased" | "done" | "dead" | "skipped" | "cancelled";
+        "runs.rescore": {
+            /** @description The scoring to use, from now on the run's; absent or null: the run's own (its agent's eval spec as it is now, for `spec`). */
+            scoring?: null | components["schemas"]["scoring.fields.scoring"];
+            /** @description Only this iteration's results (one of the run's); null: every iteration's. */
+            iteration?: components["schemas"]["common.pkOrNull"];
+        };
         "runs.run": {
             /** @description A dataset version of the job's agent: its datapoints are run. */
             dataset: components["schemas"]["common.pk"];
@@ -2342,6 +2386,8 @@ export interface components {
             lease_seconds?: number;
             /** @description Tasks of the run leased at once, at most (null: the lease bound). */
             max_in_flight?: number | null;
+            /** @description How the service scores each result when it is written: by the agent's eval spec (`spec`) or by simple scorers (`scorers`). Null (the default): workers report their own scores. A completion carrying a score on a run the service scores is refused for that item. */
+            scoring?: null | components["schemas"]["scoring.fields.scoring"];
             /** @description When to end the run early, keeping its results so far (see the run's `budget`). */
             budget?: {
                 max_cost?: number | null;
@@ -2384,6 +2430,9 @@ export interface components {
             lease_seconds: number;
             max_in_flight: number | null;
             budget: components["schemas"]["runs.fields.budget"];
+            /** @description How the service scores its results (a spec's pass_threshold filled in); null: its workers report their scores. */
+            scoring: null | components["schemas"]["scoring.fields.scoring"];
+            rescore: components["schemas"]["runs.fields.rescore"];
             /** @description What it has spent: its completions' summed cost, and the tasks executed. */
             spent: {
                 cost: number;
@@ -2447,6 +2496,129 @@ export interface components {
              * @description Its result row's id (GET /api/job-iterations/{iteration}/results/{result}/), once done or dead.
              */
             result: string | null;
+        };
+        /**
+         * @description Compare the texts lowercased.
+         * @default false
+         */
+        "scoring.fields.caseInsensitive": boolean;
+        /** @description 1 when the expected output's text (or `value`) occurs in the output's text (a value that is not a string: its JSON text), else 0; 0 without an expected output or a value. */
+        "scoring.fields.containsScorer": {
+            /** @constant */
+            type: "contains";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+            /** @description The text to look for, instead of the expected output's. */
+            value?: string;
+            case_insensitive?: components["schemas"]["scoring.fields.caseInsensitive"];
+        };
+        /** @description 1 when the output equals the expected output as JSON (key order ignored, true is not 1; a printed output is read as JSON first), else 0. */
+        "scoring.fields.exactScorer": {
+            /** @constant */
+            type: "exact";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+            /**
+             * @description Two strings are compared without surrounding whitespace.
+             * @default false
+             */
+            trim?: boolean;
+            case_insensitive?: components["schemas"]["scoring.fields.caseInsensitive"];
+        };
+        /** @description The share of the expected object's fields (or `fields`) whose values in the output object are equal as JSON (a printed output is read as JSON first; a missing value reads as null); 0 when either is not an object. */
+        "scoring.fields.jsonFieldsScorer": {
+            /** @constant */
+            type: "json_fields";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+            /** @description The fields compared, instead of every field of the expected output. */
+            fields?: string[];
+        };
+        /** @description 1 when the output (a printed output read as JSON first) is valid against `schema`, or against the agent's output_schema without one, else 0. */
+        "scoring.fields.jsonSchemaScorer": {
+            /** @constant */
+            type: "json_schema";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+            /** @description A JSON Schema (draft 2020-12). */
+            schema?: Record<string, never> | boolean;
+        };
+        /** @description 1 when the output (or its `field`) is a number within a tolerance of the expected one (or its `field`), else 0. A number, or a string of decimal digits, counts. */
+        "scoring.fields.numericScorer": {
+            /** @constant */
+            type: "numeric";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+            /** @description Compare this field of the output object (a printed output is read as JSON first) and of the expected output, when it is an object. */
+            field?: string;
+            /**
+             * @description Equal when |output - expected| is at most this.
+             * @default 0
+             */
+            abs_tolerance?: number;
+            /**
+             * @description Equal when |output - expected| is at most this times |expected|.
+             * @default 0
+             */
+            rel_tolerance?: number;
+        };
+        /** @description 1 when `pattern` matches the output's text anywhere, else 0. RE2 syntax, matched in linear time (no backreferences or lookarounds). */
+        "scoring.fields.regexScorer": {
+            /** @constant */
+            type: "regex";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+            /** @description The regular expression (RE2 syntax), at most 1000 characters. */
+            pattern: string;
+            /**
+             * @description Any of i (ignore case), m (^ and $ at line ends), s (. matches newlines) and u (accepted; matching is always Unicode), each at most once.
+             * @default
+             */
+            flags?: string;
+        };
+        /** @description One scorer, by its `type`. */
+        "scoring.fields.scorer": components["schemas"]["scoring.fields.exactScorer"] | components["schemas"]["scoring.fields.containsScorer"] | components["schemas"]["scoring.fields.regexScorer"] | components["schemas"]["scoring.fields.jsonFieldsScorer"] | components["schemas"]["scoring.fields.numericScorer"] | components["schemas"]["scoring.fields.jsonSchemaScorer"] | components["schemas"]["scoring.fields.similarityScorer"];
+        /** @description The scorer's dimension name, unique among the scorers. */
+        "scoring.fields.scorerName": string;
+        /**
+         * @description The scorer's weight in the score's weighted mean.
+         * @default 1
+         */
+        "scoring.fields.scorerWeight": number;
+        "scoring.fields.scorersScoring": {
+            /**
+             * @description Score with the scorers listed: each gives a dimension in [0, 1] under its name; the score is their mean weighted by `weight`.
+             * @constant
+             */
+            method: "scorers";
+            /** @description The scorers, at most 32, their names unique, at least one with a weight above 0. */
+            scorers: components["schemas"]["scoring.fields.scorer"][];
+            /**
+             * @description A result passes when its score is at least this.
+             * @default 0.7
+             */
+            pass_threshold?: number;
+        };
+        /** @description How each result of the run is scored: by the agent's eval spec, as the original evaluator scored it (`spec`), or by a list of simple scorers (`scorers`). */
+        "scoring.fields.scoring": components["schemas"]["scoring.fields.specScoring"] | components["schemas"]["scoring.fields.scorersScoring"];
+        /** @description 1 - the Levenshtein distance between the output's and the expected output's texts over the longer one's length (each text cut to its first 4000 characters); 0 without an expected output. */
+        "scoring.fields.similarityScorer": {
+            /** @constant */
+            type: "similarity";
+            name: components["schemas"]["scoring.fields.scorerName"];
+            weight?: components["schemas"]["scoring.fields.scorerWeight"];
+        };
+        "scoring.fields.specScoring": {
+            /**
+             * @description Score with the agent's eval spec (GET /api/agents/{id}/eval_spec/): a total in points on the scale of the spec's weights (about 0-100), each component a dimension in points.
+             * @constant
+             */
+            method: "spec";
+            /**
+             * @description A result passes when its total is at least this many points.
+             * @default 70
+             */
+            pass_threshold?: number;
         };
         /** @description OTLP ExportTraceServiceResponse in the OTLP/JSON encoding: empty when every span was stored. */
         "traces.export-response": {
@@ -2616,6 +2788,24 @@ export interface components {
             /** @description Empty when no task was ready within wait_ms. */
             tasks: components["schemas"]["workers.leased-task-response"][];
         };
+        /** @description The datapoint a leased task runs on: its input, never its expected output. */
+        "workers.leased-datapoint-response": {
+            /** Format: uuid */
+            id: string;
+            order: number;
+            /** @description Any JSON value. */
+            input: unknown;
+            persona: string | null;
+            /** @description Any JSON value. */
+            tags: unknown;
+        };
+        /** @description The iteration (candidate) a leased task runs: its code. */
+        "workers.leased-iteration-response": {
+            /** Format: uuid */
+            id: string;
+            iteration_name: string;
+            agent_code: string | null;
+        };
         /** @description A task as a lease hands it out: everything needed to run it (never the datapoint's expected_output), and the token its result must come back with before the lease expires. */
         "workers.leased-task-response": {
             /** Format: uuid */
@@ -2628,22 +2818,8 @@ export interface components {
             lease_expires_at: string;
             /** Format: uuid */
             run: string;
-            iteration: {
-                /** Format: uuid */
-                id: string;
-                iteration_name: string;
-                agent_code: string | null;
-            };
-            datapoint: {
-                /** Format: uuid */
-                id: string;
-                order: number;
-                /** @description Any JSON value. */
-                input: unknown;
-                persona: string | null;
-                /** @description Any JSON value. */
-                tags: unknown;
-            };
+            iteration: components["schemas"]["workers.leased-iteration-response"];
+            datapoint: components["schemas"]["workers.leased-datapoint-response"];
             attempt: number;
             /** @description 1 for the first try; one more after each error result. */
             try: number;
@@ -4593,6 +4769,40 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    runs_rescore_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["runs.rescore"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.run-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

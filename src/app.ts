@@ -42,6 +42,8 @@ import type { ResultIntake } from './results/result-intake.ts';
 import type { ResultAnswers } from './results/result-answers.ts';
 import type { ResultKeeper } from './results/result-keeper.ts';
 import type { RunDispatch } from './runs/run-dispatch.ts';
+import type { RunRescorer } from './runs/run-rescore.ts';
+import type { RunScoring } from './runs/run-scoring.ts';
 import type { StoreHealth } from './store/health.ts';
 import type { Kv } from './store/kv.ts';
 import type { Tenancy } from './tenancy.ts';
@@ -79,6 +81,10 @@ export interface Collaborators {
   resultAnswers: ResultAnswers;
   /** Leased work: which run a worker's lease draws from, long polls, lease expiry (src/runs/). */
   dispatch: RunDispatch;
+  /** Scoring on the server: each run's scorer, from its agent's eval spec or its scorers. */
+  runScoring: RunScoring;
+  /** Ended runs' results scored again in the background. */
+  rescorer: RunRescorer;
   /** Spans: OTLP ingestion and span queries (src/traces/). */
   traces: Traces;
   /** Every committed change, for the event streams (GET /api/events/). */
@@ -113,8 +119,8 @@ export function allRoutes(service: Collaborators): Route[] {
     ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
     ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }),
     ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
-    ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch }),
-    ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch: service.dispatch }),
+    ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch, runScoring: service.runScoring, rescorer: service.rescorer }),
+    ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch: service.dispatch, runScoring: service.runScoring }),
     ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
     ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),
   ];

@@ -6,7 +6,8 @@ import type { IdentityEvent, IdentityState } from './domain/identity.ts';
 import type { JobEvent, JobState } from './domain/job.ts';
 import type { ProjectEvent, ProjectState, Worker } from './domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from './domain/records.ts';
-import { applyRunEvent, isEnded, newRunState, type Run, type RunState } from './domain/run.ts';
+import { raceFromPlain, raceToPlain } from './domain/run-race.ts';
+import { applyRunEvent, isWriting, newRunState, type Run, type RunState } from './domain/run.ts';
 import { RunTasks } from './domain/run-tasks.ts';
 import { Collection } from './query/collection.ts';
 import type { SortedRecords } from './query/list.ts';
@@ -226,11 +227,11 @@ export class ReadModel {
     }
   }
 
-  /** The run (not ended) that evaluates an iteration, if one does: it alone writes the iteration's results meanwhile. */
+  /** The run that writes an iteration's results now (live, or being rescored), if one does: it alone writes them meanwhile. */
   liveRunOf(iteration: JobIteration): Run | undefined {
     const job = this.jobs.get(iteration.job);
     if (!job) return undefined;
-    return this.runsOf(job).find((run) => !isEnded(run) && run.iterations.includes(iteration.id));
+    return this.runsOf(job).find((run) => isWriting(run) && run.iterations.includes(iteration.id));
   }
 
   /** A job's runs, newest first. */
@@ -299,10 +300,11 @@ export class ReadModel {
       if (!state.job) continue;
       jobs.push(state.job);
       for (const iteration of state.iterations.values()) iterations.push(iteration);
-      for (const { run, tasks, spending } of state.runs.values()) {
+      for (const { run, tasks, spending, race } of state.runs.values()) {
         runs.push(run);
         // A copy of its own: the actor goes on changing its state in place.
-        this.runStates.set(run.id, { run, tasks: RunTasks.fromPlain(tasks.toPlain()), spending: { ...spending } });
+        const raceCopy = race && raceFromPlain(raceToPlain(race), run.iterations, tasks.shape.datapoints);
+        this.runStates.set(run.id, { run, tasks: RunTasks.fromPlain(tasks.toPlain()), spending: { ...spending }, race: raceCopy });
       }
     }
     this.jobs.load(jobs);

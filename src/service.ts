@@ -36,6 +36,8 @@ import { ResultAnswers } from './results/result-answers.ts';
 import { RunDispatch } from './runs/run-dispatch.ts';
 import { RunProgress } from './runs/run-progress.ts';
 import { RunResults } from './runs/run-results.ts';
+import { RunRescorer } from './runs/run-rescore.ts';
+import { RunScoring } from './runs/run-scoring.ts';
 import type { AgentEvent } from './domain/agent.ts';
 import type { JobEvent } from './domain/job.ts';
 import { isEnded } from './domain/run.ts';
@@ -191,6 +193,18 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       resultAnswers.prepare(iteration.id);
     },
   });
+  const runScoring = new RunScoring({ readModel, spans: traces.store });
+  const rescorer = new RunRescorer({
+    registry,
+    readModel,
+    results,
+    intake: resultIntake,
+    scoring: runScoring,
+    clock,
+    limits: config.limits,
+    failed: (run, error) => logger.error({ err: error, run }, 'a rescoring stopped; it resumes at the next start'),
+  });
+  rescorer.resumeAll();
   const deps: Collaborators = {
     config,
     kv,
@@ -201,6 +215,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     tenancy: new Tenancy(readModel, registry.gates),
     results,
     dispatch,
+    runScoring,
+    rescorer,
     resultIntake,
     validator,
     tokens,
@@ -259,6 +275,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         changes.close();
         dispatch.close();
         progress.close();
+        await rescorer.close();
         if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
         await traces.close();
         await results.close();

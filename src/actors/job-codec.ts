@@ -13,6 +13,7 @@ import { jobDecider, type JobState } from '../domain/job.ts';
 import type { Job, JobIteration } from '../domain/records.ts';
 import type { JobEvent } from '../domain/job.ts';
 import type { CompletedTask, Run, RunSpending, RunState } from '../domain/run.ts';
+import { raceFromPlain, raceToPlain, type RaceStatePlain } from '../domain/run-race.ts';
 import { RunTasks, type RunTasksPlain } from '../domain/run-tasks.ts';
 import type { EventCodec, SnapshotCodec } from './actor-kind.ts';
 
@@ -39,6 +40,7 @@ interface StoredRun {
   run: Run;
   tasks: RunTasksPlain;
   spending: RunSpending;
+  race?: RaceStatePlain | null;
 }
 
 /**
@@ -150,12 +152,14 @@ function restoreIteration(stored: StoredIteration, job: Job): JobIteration {
   return iteration;
 }
 
-function storedRun({ run, tasks, spending }: RunState): StoredRun {
-  return { run, tasks: tasks.toPlain(), spending: { ...spending } };
+function storedRun({ run, tasks, spending, race }: RunState): StoredRun {
+  return { run, tasks: tasks.toPlain(), spending: { ...spending }, race: race && raceToPlain(race) };
 }
 
 function restoredRun(stored: StoredRun): RunState {
-  return { run: stored.run, tasks: RunTasks.fromPlain(stored.tasks), spending: { ...stored.spending } };
+  const tasks = RunTasks.fromPlain(stored.tasks);
+  const race = stored.race ? raceFromPlain(stored.race, stored.run.iterations, tasks.shape.datapoints) : null;
+  return { run: stored.run, tasks, spending: { ...stored.spending }, race };
 }
 
 // ---- a run's events in the journal ----

@@ -186,7 +186,7 @@ export const jobKind: JobKind = {
   eventTypes: {
     JobCreated: true, JobUpdated: true, JobDeleted: true, IterationAdded: true, IterationUpdated: true, IterationRemoved: true,
     RunCreated: true, RunUpdated: true, TasksLeased: true, LeasesExtended: true, TasksCompleted: true, WorkerReleased: true,
-    TasksQueuedAgain: true, RunEnded: true,
+    TasksQueuedAgain: true, RunEnded: true, RaceAdvanced: true,
   },
   decider: jobDecider,
   codec: jobCodec,

@@ -68,3 +68,13 @@ export type Change = Schemas['results.fields.change'];
 export type ServiceName = Schemas['traces.service-name-response'];
 export type Span = Schemas['traces.span-response'];
 export type Trace = Schemas['traces.trace-response'];
+
+// Runs: iterations evaluated as leased work, their tasks, and the workers that lease them.
+export type Run = Schemas['runs.run-response'];
+export type RunStatus = Schemas['runs.fields.status'];
+export type RunReason = Schemas['runs.fields.reason'];
+/** A run's tasks by state; `total` is the sum of the rest. */
+export type RunCounts = Schemas['runs.fields.counts'];
+export type TaskState = Schemas['runs.fields.taskState'];
+export type Task = Schemas['runs.task-response'];
+export type Worker = Schemas['workers.worker-response'];

@@ -11,6 +11,24 @@ export interface AgentState {
   lastVersion: number;
 }
 
+/**
+ * The agent's eval spec: its evaluation settings with the documented defaults filled in, as
+ * `GET /api/agents/{id}/eval_spec/` serves it and as a run scored by `spec` reads it.
+ */
+export const evalSpecOf = (agent: Agent) => ({
+  agent_description: agent.description ?? '',
+  agent_path: agent.agent_path ?? '',
+  input_schema: agent.input_schema ?? {},
+  output_fields: agent.output_fields ?? {},
+  structure_weight: agent.structure_weight ?? 20,
+  total_points: agent.total_points ?? 100,
+  tool_config: agent.tool_config ?? {},
+  tool_usage_weight: agent.tool_usage_weight ?? 10,
+  consistency_rules: agent.consistency_rules ?? [],
+  optimizable_elements: agent.optimizable_elements ?? [],
+  fixed_elements: agent.fixed_elements ?? [],
+});
+
 export type AgentChanges = Partial<Omit<Agent, 'id' | 'created_at' | 'updated_at'>>;
 
 /**

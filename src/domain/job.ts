@@ -2,10 +2,9 @@
 // with runs follows them (its status moves with theirs).
 import type { Decider } from './decider.ts';
 import { iterationBlankText, iterationWritableFields, jobBlankText, jobWritableFields, writableOrDefault, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
-import type { RunShape } from './run-tasks.ts';
 import { conflict, invalid, notFound } from './rejection.ts';
 import {
-  applyRunEvent, decideCancel, decideCompletion, decideExpiry, decideExtend, decideFailure, decideLease, decideRelease, decideRetry, isEnded,
+  applyRunEvent, decideCancel, decideCompletion, decideExpiry, decideExtend, decideFailure, decideLease, decideRelease, decideRescoreProgress, decideRescoreStart, decideRetry, isEnded, isWriting,
   newRunState, type Run, type RunCommand, type RunEvent, type RunLimits, type RunState,
 } from './run.ts';
 
@@ -168,7 +167,7 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
         return [{ type: 'IterationRemoved', iteration }, ...withJobStatus(state, job, decideRuns(state, { type: 'FailRuns', runs, now: command.now ?? job.updated_at }, limits))];
       }
       default:
-        return withJobStatus(state, job, decideRuns(state, command, limits));
+        return withJobStatus(state, job, withDiscards(state, decideRuns(state, command, limits)));
     }
   },
 
@@ -214,7 +213,7 @@ function runOf(state: JobState, id: string): RunState {
 function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; runs: readonly string[]; now: string }, limits: JobLimits): RunEvent[] {
   switch (command.type) {
     case 'CreateRun':
-      return decideCreate(state, command.run, command.shape, limits);
+      return decideCreate(state, command, limits);
     case 'LeaseTasks':
       return decideLease(runOf(state, command.run), command).events;
     case 'CompleteTasks':
@@ -234,31 +233,54 @@ function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; r
       if (isEnded(retried.run)) refuseBusyIterations(state, retried.run, conflict);
       return decideRetry(retried, command.failedResults, command.nowMs);
     }
+    case 'StartRescore':
+      return decideRescoreStart(runOf(state, command.run), command);
+    case 'RescoreProgress':
+      return decideRescoreProgress(runOf(state, command.run), command);
     case 'FailRuns':
       return command.runs.flatMap((id) => (state.runs.has(id) ? decideFailure(runOf(state, id), command.now) : []));
   }
 }
 
-function decideCreate(state: JobState, run: Run, shape: RunShape, limits: JobLimits): RunEvent[] {
+function decideCreate(state: JobState, { run, shape, incumbentValues }: Extract<RunCommand, { type: 'CreateRun' }>, limits: JobLimits): RunEvent[] {
   if (state.job?.status === 'cancelled') throw conflict('A cancelled job takes no new run.');
   if (state.runs.size >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
   const missing = run.iterations.filter((id) => !state.iterations.has(id));
   if (missing.length > 0) throw invalid({ iterations: missing.map((id) => `Invalid pk "${id}" - object does not exist.`) });
   refuseBusyIterations(state, run, (message) => invalid({ iterations: [message] }));
   // Its in-flight cap is fixed with it: replaying its events never reads the configuration.
-  return [{ type: 'RunCreated', run, shape, inFlightCap: run.max_in_flight ?? limits.tasksPerLeaseMax }];
+  return [{ type: 'RunCreated', run, shape, inFlightCap: run.max_in_flight ?? limits.tasksPerLeaseMax, incumbentValues }];
 }
 
 /**
- * An iteration is evaluated by one live run at a time: two would write the same result rows (one
- * per datapoint and attempt), and each run's "one result per task" would no longer hold.
+ * An iteration is written by one run at a time (live, or being rescored): two would write the
+ * same result rows (one per datapoint and attempt), and each run's "one result per task" would no
+ * longer hold.
  */
 function refuseBusyIterations(state: JobState, run: Run, refusal: (message: string) => Error): void {
   for (const other of state.runs.values()) {
-    if (other.run.id === run.id || isEnded(other.run)) continue;
+    if (other.run.id === run.id || !isWriting(other.run)) continue;
     const shared = run.iterations.find((id) => other.run.iterations.includes(id));
-    if (shared) throw refusal(`Iteration ${shared} is being evaluated by run ${other.run.id}, which has not ended.`);
+    if (!shared) continue;
+    throw refusal(isEnded(other.run)
+      ? `Iteration ${shared} is being rescored by run ${other.run.id}, whose rescoring has not finished.`
+      : `Iteration ${shared} is being evaluated by run ${other.run.id}, which has not ended.`);
   }
+}
+
+/**
+ * A race's stopped candidates are marked discard in the same commit (worse, or unable to win; a
+ * candidate stopped as better is left as it is).
+ */
+function withDiscards(state: JobState, events: RunEvent[]): JobEvent[] {
+  const discarded = events.flatMap((event) =>
+    event.type === 'RaceAdvanced' ? event.advance.candidates.filter(({ candidate }) => candidate.state === 'worse' || candidate.state === 'cannot_win').map(({ candidate }) => candidate.iteration) : [],
+  );
+  const updates = discarded.flatMap((id) => {
+    const iteration = state.iterations.get(id);
+    return iteration && iteration.status !== 'discard' ? [{ type: 'IterationUpdated' as const, iteration: { ...iteration, status: 'discard' as const } }] : [];
+  });
+  return [...events, ...updates];
 }
 
 /**
@@ -268,7 +290,7 @@ function refuseBusyIterations(state: JobState, run: Run, refusal: (message: stri
  * were). These moves are the service's and may reopen a completed or failed job; a cancelled job
  * stays cancelled.
  */
-function withJobStatus(state: JobState, job: Job, events: RunEvent[]): JobEvent[] {
+function withJobStatus(state: JobState, job: Job, events: JobEvent[]): JobEvent[] {
   if (events.length === 0) return events;
   const runs = new Map([...state.runs].map(([id, run]) => [id, run.run]));
   let workerTaskId = job.worker_task_id;

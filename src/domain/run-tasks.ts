@@ -157,10 +157,11 @@ export class RunTasks {
     if (this.byWorker.has(worker)) this.leaseExpiry.set(worker, expiresAt);
   }
 
-  /** A leased task ends: done, dead, or out of the run's wish (skipped, cancelled). */
+  /** A leased task ends: done, dead (its last try failed: counted), or out of the run's wish (skipped, cancelled). */
   end(position: number, to: 'done' | 'dead' | 'skipped' | 'cancelled'): void {
     this.move(position, leased, taskCode[to]);
     this.unlease(position);
+    if (to === 'dead') this.tries[position] = Math.min(255, this.tries[position]! + 1);
   }
 
   /** A leased task goes back to the queue, ready at `readyAt`; `failed` counts a try. */
@@ -190,6 +191,32 @@ export class RunTasks {
       this.tries[position] = 0;
       this.pushReady(position, readyAt);
     }
+  }
+
+  /** How many of an iteration's tasks are queued. */
+  queuedOf(iteration: number): number {
+    let count = 0;
+    this.forEachOf(iteration, (position) => this.state[position] === queued && count++);
+    return count;
+  }
+
+  /** An iteration's queued tasks are skipped (a race stopped it; its leased ones finish); returns how many. */
+  skipQueuedOf(iteration: number): number {
+    let skipped = 0;
+    this.forEachOf(iteration, (position) => {
+      if (this.state[position] !== queued) return;
+      this.move(position, queued, taskCode.skipped);
+      this.readyAt.delete(position);
+      skipped++;
+    });
+    this.dropStaleHeapTop();
+    return skipped;
+  }
+
+  private forEachOf(iteration: number, visit: (position: number) => void): void {
+    const first = this.positionOf({ iteration, datapoint: 0, attempt: 0 });
+    const end = first + this.shape.datapoints * this.shape.attempts;
+    for (let position = first; position < end; position++) visit(position);
   }
 
   /** Every task still queued or leased ends as `to` (a cancel, a budget reached, a failure); returns those that were leased. */

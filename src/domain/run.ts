@@ -7,11 +7,12 @@
 // the task and its try, the same in every replay).
 import { conflict } from './rejection.ts';
 import type { ResolvedRow } from './result-batch.ts';
+import { advanceRace, applyRaceAdvance, newRace, type RaceAdvance, type RaceConfig, type RaceState, type RaceValue } from './run-race.ts';
 import { RunTasks, taskCode, type RunShape, type TaskCounts } from './run-tasks.ts';
 
 export const runStatuses = ['queued', 'running', 'completed', 'cancelled', 'failed'] as const;
 export type RunStatus = (typeof runStatuses)[number];
-export const runReasons = ['all_done', 'budget', 'cancelled', 'failed'] as const;
+export const runReasons = ['all_done', 'budget', 'cancelled', 'failed', 'decided'] as const;
 export type RunReason = (typeof runReasons)[number];
 export const runOrders = ['dataset', 'shuffled'] as const;
 export type RunOrder = (typeof runOrders)[number];
@@ -21,6 +22,29 @@ export interface RunBudget {
   readonly max_cost: number | null;
   /** Stop once this many tasks were executed (completed, whatever their result). */
   readonly max_tasks: number | null;
+}
+
+/**
+ * How the service scores a run's results (schemas/scoring/fields.json, src/scoring/): by the
+ * agent's eval spec, or by simple scorers; a run without one has its workers report scores.
+ */
+export type RunScoringConfig =
+  | { readonly method: 'spec'; readonly pass_threshold?: number }
+  | {
+      readonly method: 'scorers';
+      readonly scorers: readonly { readonly type: string; readonly name: string; readonly weight?: number; readonly [option: string]: unknown }[];
+      readonly pass_threshold?: number;
+    };
+
+/** A run's latest rescoring: its results scored again from their stored outputs (run-rescore.ts). */
+export interface RunRescore {
+  readonly status: 'running' | 'completed';
+  /** The one iteration rescored, or null for all of the run's. */
+  readonly iteration: string | null;
+  readonly done: number;
+  readonly total: number;
+  readonly started_at: string;
+  readonly finished_at: string | null;
 }
 
 /** A run as the API answers it, less what its tasks say (counts, spent), which follows them. */
@@ -37,6 +61,11 @@ export interface Run {
   readonly lease_seconds: number;
   readonly max_in_flight: number | null;
   readonly budget: RunBudget;
+  /** How the service scores its results; null: its workers report their scores. */
+  readonly scoring: RunScoringConfig | null;
+  readonly rescore: RunRescore | null;
+  /** Its candidates racing an incumbent (run-race.ts); null: every task runs. */
+  readonly race: RaceConfig | null;
   readonly status: RunStatus;
   readonly reason: RunReason | null;
   readonly created_at: string;
@@ -56,11 +85,12 @@ export interface RunSpending {
   inFlightAllowed: number;
 }
 
-/** A run in a job's state: its record, its tasks and what it spent. */
+/** A run in a job's state: its record, its tasks, what it spent, and its race's standings (a racing run). */
 export interface RunState {
   run: Run;
   tasks: RunTasks;
   spending: RunSpending;
+  race: RaceState | null;
 }
 
 /** How retries wait (a failed try waits base · 2^(tries - 1), at most the bound, times a jitter in [0.5, 1.5)), and a run's in-flight cap without max_in_flight. */
@@ -89,7 +119,8 @@ export interface TaskResult {
 export type CompletionOutcome = 'accepted' | 'stale' | 'cancelled';
 
 export type RunCommand =
-  | { type: 'CreateRun'; run: Run; shape: RunShape }
+  /** `incumbentValues`: a racing run's incumbent's value per datapoint, when it is not run (its results from before). */
+  | { type: 'CreateRun'; run: Run; shape: RunShape; incumbentValues: readonly number[] | null }
   | { type: 'LeaseTasks'; run: string; worker: string; max: number; tokens: readonly string[]; nowMs: number; now: string }
   | { type: 'ExtendLeases'; runs: readonly string[]; worker: string; nowMs: number }
   | { type: 'CompleteTasks'; run: string; worker: string; items: readonly CompletionItem[]; nowMs: number; now: string }
@@ -98,7 +129,9 @@ export type RunCommand =
   | { type: 'CancelRun'; run: string; now: string }
   /** `failedResults`: the positions whose result row has status error (read from the results store). */
   | { type: 'RetryRun'; run: string; failedResults: ReadonlySet<number>; nowMs: number }
-  | { type: 'FailRuns'; runs: readonly string[]; now: string };
+  | { type: 'FailRuns'; runs: readonly string[]; now: string }
+  | { type: 'StartRescore'; run: string; scoring: RunScoringConfig; iteration: string | null; total: number; now: string }
+  | { type: 'RescoreProgress'; run: string; done: number; now: string };
 
 /** A completed task as decided: where it goes, and the row it writes (if any: a done or dead task's). */
 export interface CompletedTask {
@@ -113,14 +146,16 @@ export interface CompletedTask {
 }
 
 export type RunEvent =
-  | { type: 'RunCreated'; run: Run; shape: RunShape; inFlightCap: number }
+  | { type: 'RunCreated'; run: Run; shape: RunShape; inFlightCap: number; incumbentValues: readonly number[] | null }
   | { type: 'RunUpdated'; run: Run }
   | { type: 'TasksLeased'; run: string; worker: string; positions: readonly number[]; tokens: readonly string[]; rankAfter: number; expiresAt: number }
   | { type: 'LeasesExtended'; run: string; worker: string; expiresAt: number }
   | { type: 'TasksCompleted'; run: string; nowMs: number; tasks: readonly CompletedTask[] }
   | { type: 'WorkerReleased'; run: string; worker: string; nowMs: number }
   | { type: 'TasksQueuedAgain'; run: string; positions: readonly number[]; nowMs: number }
-  | { type: 'RunEnded'; run: Run; tasksEnd: 'skipped' | 'cancelled' };
+  | { type: 'RunEnded'; run: Run; tasksEnd: 'skipped' | 'cancelled' }
+  /** A racing run's completions: their values, its candidates' new standings; a candidate it stops has its queued tasks skipped. */
+  | { type: 'RaceAdvanced'; run: string; advance: RaceAdvance };
 
 /** What a lease or a completion answers besides its events. */
 export interface LeaseDecision {
@@ -136,12 +171,18 @@ export interface CompletionDecision {
 // ---- decisions ----
 
 /** A new run's state, as its creation makes it. */
-export function newRunState({ run, shape, inFlightCap }: Extract<RunEvent, { type: 'RunCreated' }>): RunState {
-  return { run, tasks: new RunTasks(shape), spending: { inFlightCap, cost: 0, executed: 0, inFlightAllowed: inFlightCap } };
+export function newRunState({ run, shape, inFlightCap, incumbentValues }: Extract<RunEvent, { type: 'RunCreated' }>): RunState {
+  const race = run.race && newRace(run.race, { ...shape, iterations: run.iterations }, incumbentValues);
+  return { run, tasks: new RunTasks(shape), spending: { inFlightCap, cost: 0, executed: 0, inFlightAllowed: inFlightCap }, race };
 }
 
 export function isEnded(run: Run): boolean {
   return run.status === 'completed' || run.status === 'cancelled' || run.status === 'failed';
+}
+
+/** Whether a run writes its iterations' results now: live, or being rescored. Another writer waits for it. */
+export function isWriting(run: Run): boolean {
+  return !isEnded(run) || run.rescore?.status === 'running';
 }
 
 /**
@@ -190,7 +231,9 @@ export function decideCompletion(state: RunState, command: Extract<RunCommand, {
   });
   if (completed.length === 0) return { events: [], outcomes };
   const events: RunEvent[] = [{ type: 'TasksCompleted', run: run.id, nowMs: command.nowMs, tasks: completed }];
-  const ending = endingAfter(state, completed, command.now);
+  const advance = state.race && advanceRace(state.race, raceValuesOf(state, completed), command.now);
+  if (advance) events.push({ type: 'RaceAdvanced', run: run.id, advance });
+  const ending = endingAfter(state, completed, advance, command.now);
   if (ending) events.push(ending);
   return { events, outcomes };
 }
@@ -209,12 +252,24 @@ function completedTask(state: RunState, item: CompletionItem, nowMs: number, lim
   return { position, to: 'retry', readyAt: nowMs + retryDelay(run, position, tries, limits), error: fields.error, cost, result: null };
 }
 
-/** A run's end after these completions: its budget spent, or every task ended; else none. */
-function endingAfter(state: RunState, completed: readonly CompletedTask[], now: string): RunEvent | null {
+/** What ended tasks bring a race: each done task's score, each dead one's error (null). */
+function raceValuesOf({ tasks }: RunState, completed: readonly CompletedTask[]): RaceValue[] {
+  const values: RaceValue[] = [];
+  for (const task of completed) {
+    if (task.to !== 'done' && task.to !== 'dead') continue;
+    const { iteration, datapoint } = tasks.taskAt(task.position);
+    values.push([iteration, datapoint, task.to === 'done' ? (task.result?.row.fields.score ?? null) : null]);
+  }
+  return values;
+}
+
+/** A run's end after these completions: its budget spent, its race decided, or every task ended; else none. */
+function endingAfter(state: RunState, completed: readonly CompletedTask[], advance: RaceAdvance | null, now: string): RunEvent | null {
   const { run, tasks, spending } = state;
   let cost = spending.cost;
   let executed = spending.executed;
-  let ended = tasks.counts.done + tasks.counts.dead + tasks.counts.skipped + tasks.counts.cancelled;
+  // The queued tasks of candidates the race stops are skipped in the same commit.
+  let ended = tasks.counts.done + tasks.counts.dead + tasks.counts.skipped + tasks.counts.cancelled + skippedBy(state, completed, advance);
   let dead = tasks.counts.dead;
   for (const task of completed) {
     cost += task.cost;
@@ -228,8 +283,28 @@ function endingAfter(state: RunState, completed: readonly CompletedTask[], now: 
     const failed = dead === tasks.total;
     return { type: 'RunEnded', run: finished(run, failed ? 'failed' : 'completed', failed ? 'failed' : 'all_done', now), tasksEnd: 'skipped' };
   }
+  if (advance && raceDecidedAfter(state.race!, advance)) return { type: 'RunEnded', run: finished(run, 'completed', 'decided', now), tasksEnd: 'skipped' };
   if (spent) return { type: 'RunEnded', run: finished(run, 'completed', 'budget', now), tasksEnd: 'skipped' };
   return null;
+}
+
+/** Tasks a race's advance skips: the queued tasks of the candidates it stops, those these completions queue again included. */
+function skippedBy({ race, tasks }: RunState, completed: readonly CompletedTask[], advance: RaceAdvance | null): number {
+  if (!race || !advance) return 0;
+  let skipped = 0;
+  for (const { k, candidate } of advance.candidates) {
+    if (candidate.stopped_at === null) continue;
+    const iteration = race.candidates[k]!.index;
+    skipped += tasks.queuedOf(iteration);
+    for (const task of completed) if ((task.to === 'retry' || task.to === 'rate_limited') && tasks.taskAt(task.position).iteration === iteration) skipped++;
+  }
+  return skipped;
+}
+
+/** Whether no candidate is left live once the advance is applied. */
+function raceDecidedAfter(race: RaceState, advance: RaceAdvance): boolean {
+  const advanced = new Map(advance.candidates.map(({ k, candidate }) => [k, candidate.state]));
+  return race.candidates.every(({ candidate }, k) => (advanced.get(k) ?? candidate.state) !== 'live');
 }
 
 function finished(run: Run, status: RunStatus, reason: RunReason, now: string): Run {
@@ -266,6 +341,8 @@ export function decideCancel(state: RunState, now: string): RunEvent[] {
 export function decideRetry(state: RunState, failedResults: ReadonlySet<number>, nowMs: number): RunEvent[] {
   const { run, tasks } = state;
   if (run.status === 'cancelled') throw conflict('A cancelled run cannot be retried.');
+  if (run.rescore?.status === 'running') throw conflict('A run being rescored cannot be retried until its rescoring has finished.');
+  if (state.race) throw conflict("A racing run is not retried: its decisions stand on the order its datapoints went out in. Start a new run for what failed.");
   const positions: number[] = [];
   for (let position = 0; position < tasks.total; position++) {
     const code = tasks.state[position]!;
@@ -283,6 +360,28 @@ export function decideRetry(state: RunState, failedResults: ReadonlySet<number>,
 export function decideFailure(state: RunState, now: string): RunEvent[] {
   if (isEnded(state.run)) return [];
   return [{ type: 'RunEnded', run: finished(state.run, 'failed', 'failed', now), tasksEnd: 'skipped' }];
+}
+
+/**
+ * A rescoring starts (with the scoring it uses from now on) once the run has ended and no other
+ * rescoring of it is running: its results are then its completions' alone, none being written.
+ */
+export function decideRescoreStart(state: RunState, command: Extract<RunCommand, { type: 'StartRescore' }>): RunEvent[] {
+  const { run } = state;
+  if (!isEnded(run)) throw conflict(`A run is rescored once it has ended; this one is ${run.status}.`);
+  if (run.rescore?.status === 'running') throw conflict('This run is being rescored already.');
+  const rescore: RunRescore = { status: 'running', iteration: command.iteration, done: 0, total: command.total, started_at: command.now, finished_at: null };
+  return [{ type: 'RunUpdated', run: { ...run, scoring: command.scoring, rescore } }];
+}
+
+/** A rescoring's progress: `done` results scored again; at its total it has completed. */
+export function decideRescoreProgress(state: RunState, command: Extract<RunCommand, { type: 'RescoreProgress' }>): RunEvent[] {
+  const { run } = state;
+  if (run.rescore?.status !== 'running') return [];
+  const done = Math.min(command.done, run.rescore.total);
+  const finished = done === run.rescore.total;
+  const rescore: RunRescore = { ...run.rescore, done, status: finished ? 'completed' : 'running', finished_at: finished ? command.now : null };
+  return [{ type: 'RunUpdated', run: { ...run, rescore } }];
 }
 
 // ---- applying events ----
@@ -310,9 +409,16 @@ export function applyRunEvent(state: RunState, event: Exclude<RunEvent, { type: 
       tasks.queueAgain(event.positions, event.nowMs);
       for (const position of event.positions) tasks.lastErrors.delete(position);
       break;
-    case 'RunEnded':
+    case 'RunEnded': {
       state.run = event.run;
+      const before = tasks.counts.skipped;
       tasks.endUnfinished(event.tasksEnd);
+      // A race that has decided ends its run: what it did not run was saved.
+      if (state.race && event.run.reason === 'decided') state.race.tasksSaved += tasks.counts.skipped - before;
+      break;
+    }
+    case 'RaceAdvanced':
+      for (const iteration of applyRaceAdvance(state.race!, event.advance)) state.race!.tasksSaved += tasks.skipQueuedOf(iteration);
       break;
   }
 }

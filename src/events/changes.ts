@@ -5,6 +5,7 @@ import type { AgentEvent } from '../domain/agent.ts';
 import type { JobEvent } from '../domain/job.ts';
 import type { ProjectEvent } from '../domain/project.ts';
 import type { Agent, Dataset, Job, JobIteration, Project } from '../domain/records.ts';
+import type { RaceCandidate } from '../domain/run-race.ts';
 import type { Run } from '../domain/run.ts';
 
 export const changeTypes = [
@@ -16,6 +17,7 @@ export const changeTypes = [
   'spans.ingested',
   'results.written',
   'run.created', 'run.progress', 'run.finished',
+  'race.decided',
 ] as const;
 
 export type ChangeType = (typeof changeTypes)[number];
@@ -32,7 +34,9 @@ export type Change =
   | { type: 'job.created' | 'job.updated' | 'job.deleted'; job: Job }
   | { type: 'iteration.created' | 'iteration.updated' | 'iteration.deleted'; iteration: JobIteration }
   /** A run as committed (its counts are the read model's when it is announced). */
-  | { type: 'run.created' | 'run.finished'; run: Run };
+  | { type: 'run.created' | 'run.finished'; run: Run }
+  /** A race's candidate decided (stopped, or run to the end): its run's job and project are the read model's. */
+  | { type: 'race.decided'; run: string; candidate: RaceCandidate };
 
 /** The committed state just before a write, as far as its changes depend on it. */
 export interface Before {
@@ -111,6 +115,8 @@ export function jobChanges(events: readonly JobEvent[]): Change[] {
         return [{ type: 'run.created', run: event.run }];
       case 'RunEnded':
         return [{ type: 'run.finished', run: event.run }];
+      case 'RaceAdvanced':
+        return event.advance.candidates.filter(({ candidate }) => candidate.state !== 'live').map(({ candidate }) => ({ type: 'race.decided', run: event.run, candidate }));
       default:
         return [];
     }

@@ -66,6 +66,14 @@ function render(change: Change, readModel: ReadModel, cache: JsonCache): Publish
       const agent = readModel.jobs.get(change.run.job)?.agent ?? null;
       return { type, project: change.run.project, agent, job: change.run.job, audience: null, data: JSON.stringify(runJson(state)) };
     }
+    case 'race.decided': {
+      const state = readModel.runStates.get(change.run);
+      if (!state?.race) return null;
+      const { run, race } = state;
+      const agent = readModel.jobs.get(run.job)?.agent ?? null;
+      const data = { run: run.id, job: run.job, ...change.candidate, datapoints: race.settings.datapoints, tasks_saved: race.tasksSaved };
+      return { type, project: run.project, agent, job: run.job, audience: null, data: JSON.stringify(data) };
+    }
     case 'iteration.created':
     case 'iteration.updated':
     case 'iteration.deleted': {

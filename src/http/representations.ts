@@ -3,11 +3,14 @@
 // record (records are kept in their wire shape), so a field is named once, where it is described.
 // The few fields that are not the record's own (a job's iterations, its agent's name, a new key)
 // are passed in. Answers that are not one record (eval_spec, the views) are written out here.
+import { evalSpecOf } from '../domain/agent.ts';
 import type { Worker } from '../domain/project.ts';
 import type { Agent, ApiKey, Datapoint, Dataset, Job, JobIteration, Membership, Project, User } from '../domain/records.ts';
 import type { Roster } from '../domain/result-batch.ts';
+import type { RaceState } from '../domain/run-race.ts';
 import type { Run, RunState } from '../domain/run.ts';
 import type { LeasedTask } from '../runs/run-dispatch.ts';
+import type { StoppedEarly } from '../runs/race-stops.ts';
 import { taskIdOf } from '../runs/task-ids.ts';
 import { resultIdOf, type ListedRow, type ResultRecord } from '../domain/result-row.ts';
 import type { PairedItem } from '../results/paired-list.ts';
@@ -54,20 +57,8 @@ export const createdApiKeyJson = (apiKey: ApiKey, key: string) => createdApiKey(
 export const agentJson = representation<Agent>('agents.agent-response');
 export const agentListItemJson = representation<Agent>('agents.agent-list-item-response');
 
-/** eval_spec: the agent's evaluation settings with the documented defaults filled in. */
-export const evalSpecJson = (agent: Agent) => ({
-  agent_description: agent.description ?? '',
-  agent_path: agent.agent_path ?? '',
-  input_schema: agent.input_schema ?? {},
-  output_fields: agent.output_fields ?? {},
-  structure_weight: agent.structure_weight ?? 20,
-  total_points: agent.total_points ?? 100,
-  tool_config: agent.tool_config ?? {},
-  tool_usage_weight: agent.tool_usage_weight ?? 10,
-  consistency_rules: agent.consistency_rules ?? [],
-  optimizable_elements: agent.optimizable_elements ?? [],
-  fixed_elements: agent.fixed_elements ?? [],
-});
+/** eval_spec: the agent's evaluation settings with the documented defaults filled in (the spec a run scores with). */
+export const evalSpecJson = evalSpecOf;
 
 export const datapointJson = representation<Datapoint>('datasets.datapoint-response');
 
@@ -157,11 +148,12 @@ const jobSummaryItem = representation<ResultSummary>('results.job-summary-item-r
 export const jobSummaryItemJson = (iteration: string, summary: ResultSummary) => jobSummaryItem(summary, { iteration, missing: summary.missing.count });
 
 /** Two iterations' results compared: as computed, with the wire's names for the intervals (`ci95` is at the comparison's confidence). */
-export function comparisonJson(comparison: ComparisonAnswer) {
+export function comparisonJson(comparison: ComparisonAnswer, stoppedEarly: StoppedEarly | null = null) {
   if (!comparison.comparable) return comparison;
   const { score } = comparison;
   return {
     ...comparison,
+    stopped_early: stoppedEarly,
     score: {
       mean_from: score.mean_from,
       mean_to: score.mean_to,
@@ -212,9 +204,19 @@ export function withLiveFields(text: string, fields: object): string {
 // ---- runs, tasks and workers ----
 
 /** A run with what its tasks say now: counts by state, what it spent, what it lets be in flight. */
-const run = representation<Run>('runs.run-response', ['counts', 'spent', 'in_flight_allowed']);
-export const runJson = ({ run: record, tasks, spending }: RunState) =>
-  run(record, { counts: { ...tasks.counts }, spent: { cost: spending.cost, tasks: spending.executed }, in_flight_allowed: spending.inFlightAllowed });
+const run = representation<Run>('runs.run-response', ['counts', 'spent', 'in_flight_allowed', 'race']);
+
+/** A race as a run answers it: its settings, each candidate's standing, the tasks it saved. */
+function raceJson(race: RaceState): Json {
+  return { ...race.config, candidates: race.candidates.map(({ candidate }) => candidate), tasks_saved: race.tasksSaved } as unknown as Json;
+}
+export const runJson = ({ run: record, tasks, spending, race }: RunState) =>
+  run(record, {
+    counts: { ...tasks.counts },
+    spent: { cost: spending.cost, tasks: spending.executed },
+    in_flight_allowed: spending.inFlightAllowed,
+    race: race && raceJson(race),
+  });
 
 /** A task as its run's list shows it. */
 const task = representation<Record<string, unknown>>('runs.task-response');

@@ -71,6 +71,11 @@ export class ResultIntake {
     return this.write(iteration, roster, resolveAllRows(roster, this.options.results.store.indexOfId(roster), canonical(inputs), limits));
   }
 
+  /** Writes rows a run resolved itself (its rescoring): the run that writes the iteration's results now may. */
+  writeForRun(run: string, iteration: JobIteration, roster: Roster, rows: readonly ResolvedRow[]): Promise<Written> {
+    return this.write(iteration, roster, rows, run);
+  }
+
   /**
    * Applies the results spans report, grouped by the iteration each span links to (one of its own
    * project): rows that cannot be applied (no such iteration or datapoint, no version to pin, a
@@ -115,16 +120,17 @@ export class ResultIntake {
     }
   }
 
-  private write(iteration: JobIteration, roster: Roster, rows: readonly ResolvedRow[]): Promise<Written> {
+  /** Writes resolved rows in batches, unless a run other than `writer` writes the iteration's results now. */
+  private write(iteration: JobIteration, roster: Roster, rows: readonly ResolvedRow[], writer: string | null = null): Promise<Written> {
     if (rows.length > this.options.limits.resultRowsPerBatchMax) {
       // Spans of one export may report more rows than a posted batch holds: written in batches.
       const size = this.options.limits.resultRowsPerBatchMax;
       const parts = Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
-      return Promise.all(parts.map((part) => this.write(iteration, roster, part))).then((written) => written.at(-1)!);
+      return Promise.all(parts.map((part) => this.write(iteration, roster, part, writer))).then((written) => written.at(-1)!);
     }
     const { results, gates, clock, readModel } = this.options;
     const run = readModel.liveRunOf(iteration);
-    if (run) throw conflict(`This iteration's results are being written by run ${run.id}: they can be written again once it has ended.`);
+    if (run && run.id !== writer) throw conflict(`This iteration's results are being written by run ${run.id}: they can be written again once it has ended.`);
     const write = { iteration: iteration.id, roster, rows, nowMs: clock.nowMs() };
     return gates.pass([iteration.project], () => results.write(write)).then((written) => {
       this.options.written(iteration, written);

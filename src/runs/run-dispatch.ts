@@ -50,6 +50,8 @@ export interface RunDispatchOptions {
 export class RunDispatch {
   /** Each project's live runs (not ended), oldest first, and whose turn it is next. */
   private readonly live = new Map<string, { runs: string[]; turn: number }>();
+  /** The project each live run is listed under in `live` (a run whose job moves leaves its old project's list). */
+  private readonly listedIn = new Map<string, string>();
   /** Each project's leases waiting for a task, oldest first. */
   private readonly waiters = new Map<string, Waiter[]>();
   /** Projects whose waiters are being served now (a wake while it runs serves again after). */
@@ -199,7 +201,8 @@ export class RunDispatch {
         case 'LeasesExtended':
         case 'TasksCompleted':
         case 'WorkerReleased':
-        case 'TasksQueuedAgain': {
+        case 'TasksQueuedAgain':
+        case 'RaceAdvanced': {
           const run = this.options.readModel.runStates.get(event.run)?.run;
           if (run) touched.set(run.id, run);
           break;
@@ -232,17 +235,28 @@ export class RunDispatch {
 
   /** Notes a run by its tasks' prefix, and whether it is live (in its project's turn). */
   private follow(run: Run): void {
-    let project = this.live.get(run.project);
-    if (!project) this.live.set(run.project, (project = { runs: [], turn: 0 }));
-    const at = project.runs.indexOf(run.id);
     const state = this.options.readModel.runStates.get(run.id);
     if (state) this.byPrefix.set(runPrefixOf(run.id), run.id);
+    const listed = this.listedIn.get(run.id);
+    // Its job moved to another project: the old project's workers no longer take its turn.
+    if (listed !== undefined && listed !== run.project) this.unlist(run.id, listed);
     if (isEnded(run) || !state) {
-      if (at >= 0) project.runs.splice(at, 1);
+      this.unlist(run.id, run.project);
       this.disarm(run.id);
       return;
     }
-    if (at < 0) project.runs.push(run.id);
+    let project = this.live.get(run.project);
+    if (!project) this.live.set(run.project, (project = { runs: [], turn: 0 }));
+    if (!project.runs.includes(run.id)) project.runs.push(run.id);
+    this.listedIn.set(run.id, run.project);
+  }
+
+  private unlist(run: string, projectId: string): void {
+    this.listedIn.delete(run);
+    const project = this.live.get(projectId);
+    const at = project?.runs.indexOf(run) ?? -1;
+    if (at >= 0) project!.runs.splice(at, 1);
+    if (project?.runs.length === 0) this.live.delete(projectId);
   }
 
   /** Forgets the runs the read model no longer holds (their job or project was deleted). */
@@ -250,7 +264,10 @@ export class RunDispatch {
     const { runStates } = this.options.readModel;
     for (const [prefix, id] of this.byPrefix) if (!runStates.has(id)) this.byPrefix.delete(prefix);
     for (const [project, live] of this.live) {
-      for (const id of live.runs.filter((one) => !runStates.has(one))) this.disarm(id);
+      for (const id of live.runs.filter((one) => !runStates.has(one))) {
+        this.disarm(id);
+        this.listedIn.delete(id);
+      }
       live.runs = live.runs.filter((id) => runStates.has(id));
       if (live.runs.length === 0) this.live.delete(project);
     }

@@ -3,6 +3,7 @@
 // event per run (or iteration) every `intervalMs`, however many tasks complete meanwhile.
 import type { Clock } from '../clock.ts';
 import type { Published } from '../events/change-feed.ts';
+import type { Run } from '../domain/run.ts';
 import type { ReadModel } from '../read-model.ts';
 import type { RowsWritten } from './run-results.ts';
 
@@ -19,6 +20,8 @@ export interface RunProgressData {
   rate: number | null;
   /** Seconds left at that rate; null when unknown. */
   eta_seconds: number | null;
+  /** Its latest rescoring (done of total), as the run answers it. */
+  rescore: Run['rescore'];
 }
 
 export interface RunProgressOptions {
@@ -115,6 +118,7 @@ export class RunProgress {
       total: counts.total,
       rate,
       eta_seconds: rate !== null && rate > 0 ? left / rate : left === 0 ? 0 : null,
+      rescore: run.rescore,
     };
     if (finished === counts.total) this.samples.delete(id);
     const agent = readModel.jobs.get(run.job)?.agent ?? null;

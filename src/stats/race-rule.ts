@@ -19,8 +19,10 @@
 // started for). K is fixed when the race starts: a candidate added later needs alpha of its own.
 //
 // A candidate's standing after a pair, the first rule that applies:
-// - `live` before pairsMin pairs (the wire's min_pairs), unless all N are in: no early decision
-//   rests on a handful of pairs;
+// - `finished` when all N pairs are in: nothing is left to stop, and the bounds are the exact
+//   mean difference (a comparison then reads it in full);
+// - `live` before pairsMin pairs (the wire's min_pairs): no early decision rests on a handful of
+//   pairs;
 // - `worse` when the upper bound is below 0: the candidate is stopped;
 // - `better` when the lower bound is above 0, only if the run asked to stop on it (stop_better);
 // - `cannot_win`, exact, no statistics: the candidate cannot beat the incumbent, where beating is
@@ -29,7 +31,6 @@
 //   which is exact when the incumbent has all N scores and otherwise its least possible, `low` on
 //   each datapoint it has no score for. Totals are compared rather than means (the same order,
 //   N > 0), so no division rounds a tie away;
-// - `finished` when all N pairs are in;
 // - `live` otherwise.
 import {
   confidenceSequenceBounds,
@@ -95,12 +96,12 @@ export function decideCandidate(settings: RaceSettings, sequence: ConfidenceSequ
 }
 
 function standing(settings: RaceSettings, pairs: number, low: number, high: number, scores: RaceScores): RaceStanding {
-  const all = pairs === settings.datapoints;
-  if (pairs < settings.pairsMin && !all) return 'live';
+  if (pairs === settings.datapoints) return 'finished';
+  if (pairs < settings.pairsMin) return 'live';
   if (high < 0) return 'worse';
   if (settings.stopBetter && low > 0) return 'better';
   if (cannotWin(settings, scores)) return 'cannot_win';
-  return all ? 'finished' : 'live';
+  return 'live';
 }
 
 /** The candidate's best possible total is at most the incumbent's least possible total. */

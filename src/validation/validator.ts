@@ -262,6 +262,21 @@ export function canonicalUuidOf(value: string): string | undefined {
 
 const require = createRequire(import.meta.url);
 
+/**
+ * A user's JSON Schema (a json_schema scorer's, or an agent's output_schema) compiled into a
+ * check, with an Ajv of its own each time: its `$id`s cannot meet the service's schemas or another
+ * user's, and unknown keywords are allowed as most schemas in the wild use some. Throws when the
+ * schema is not valid.
+ */
+export function compileUserSchema(schema: object | boolean): (value: unknown) => boolean {
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as typeof import('ajv-formats');
+  const ajv = new Ajv({ strict: false, allErrors: false, allowUnionTypes: true, validateFormats: true });
+  addFormats.default(ajv);
+  const check = ajv.compile(schema);
+  return (value) => check(value) === true;
+}
+
 /** A number as Python's Decimal (django-filter's NumberFilter) reads one, less its underscores: "1.5", "-2", ".5", "5.", "1e3", spaces around. */
 const decimalText = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 

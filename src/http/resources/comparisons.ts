@@ -8,6 +8,7 @@ import type { JobIteration } from '../../domain/records.ts';
 import type { ReadModel } from '../../read-model.ts';
 import { pairedItemOf, pairRows, type PairRef } from '../../results/paired-list.ts';
 import type { ResultAnswers } from '../../results/result-answers.ts';
+import { stoppedEarlyOf } from '../../runs/race-stops.ts';
 import type { Tenancy } from '../../tenancy.ts';
 import type { Lists } from '../pages.ts';
 import { comparisonJson, iterationComparisonJson, pairedDatapointJson } from '../representations.ts';
@@ -49,7 +50,7 @@ export function comparisonRoutes({ readModel, tenancy, lists, resultAnswers, lim
         const from = visibleIteration(ctx, ctx.params.id!);
         const to = visibleIteration(ctx, ctx.params.other_id!);
         const results = await resultAnswers.comparison(from.id, to.id, ctx.state.query.confidence as number);
-        reply(ctx, 200, { ...iterationComparisonJson(from, to, limits), results: comparisonJson(results) });
+        reply(ctx, 200, { ...iterationComparisonJson(from, to, limits), results: comparisonJson(results, stoppedEarlyOf(readModel, from, to)) });
       },
     },
     {

@@ -8,11 +8,16 @@ import { timestamp } from '../../clock.ts';
 import type { Limits } from '../../config.ts';
 import type { Roster } from '../../domain/result-batch.ts';
 import type { Dataset, Job, JobIteration } from '../../domain/records.ts';
-import { invalid, invalidPk } from '../../domain/rejection.ts';
-import type { Run, RunBudget, RunOrder, RunState } from '../../domain/run.ts';
+import { conflict, invalid, invalidPk, notFound } from '../../domain/rejection.ts';
+import { evalSpecOf } from '../../domain/agent.ts';
+import { isEnded, type Run, type RunBudget, type RunOrder, type RunScoringConfig, type RunState } from '../../domain/run.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
 import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
+import type { RunRescorer } from '../../runs/run-rescore.ts';
+import { RunScoring } from '../../runs/run-scoring.ts';
+import { scoreRangeOf, scoringErrors, specPassThresholdDefault } from '../../scoring/run-scorer.ts';
+import { settleRace, type RaceBody } from '../../runs/race-setup.ts';
 import { taskRows, type TaskRef } from '../../runs/task-list.ts';
 import { Xoshiro128StarStar } from '../../stats/xoshiro128.ts';
 import type { Validator } from '../../validation/validator.ts';
@@ -28,6 +33,8 @@ export interface RunCollaborators extends RecordCollaborators {
   results: ResultKeeper;
   resultIntake: ResultIntake;
   dispatch: RunDispatch;
+  runScoring: RunScoring;
+  rescorer: RunRescorer;
 }
 
 /** A run's body with its defaults (runs.run). */
@@ -41,9 +48,11 @@ interface RunBody {
   lease_seconds: number;
   max_in_flight: number | null;
   budget: { max_cost?: number | null; max_tasks?: number | null } | null;
+  scoring: RunScoringConfig | null;
+  race: RaceBody | null;
 }
 
-export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch }: RunCollaborators): Route[] {
+export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch, rescorer }: RunCollaborators): Route[] {
   const visibleJob = (ctx: ApiContext): Job => tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
   const visibleRun = (ctx: ApiContext): RunState => {
     const run = tenancy.seen(ctx.state.principal, readModel.runs.get(ctx.params.id!), (found) => found.project);
@@ -63,12 +72,13 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     text: (ref) => JSON.stringify(taskJson(ref.run, ref.id, ref.roster)),
   });
 
-  /** The iterations a run names: each of this job, once. */
-  const iterationsOf = (job: Job, ids: readonly string[]): JobIteration[] => {
+  /** The iterations a run names: each of this job, once (one the caller cannot see does not exist for it). */
+  const iterationsOf = (job: Job, ids: readonly string[], visible: (iteration: JobIteration) => boolean): JobIteration[] => {
     const errors: string[] = [];
     const found = ids.map((id) => {
       const iteration = readModel.iterations.get(id);
-      if (!iteration || iteration.job !== job.id) errors.push(iteration ? `Iteration ${id} is of another job.` : invalidPk(id));
+      if (!iteration || !visible(iteration)) errors.push(invalidPk(id));
+      else if (iteration.job !== job.id) errors.push(`Iteration ${id} is of another job.`);
       return iteration!;
     });
     if (errors.length > 0) throw invalid({ iterations: errors });
@@ -84,6 +94,33 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     if (body.lease_seconds > limits.leaseSecondsMax) errors.lease_seconds = [`Ensure this value is less than or equal to ${limits.leaseSecondsMax}.`];
     if (tasks > limits.tasksPerRunMax) errors.non_field_errors = [`A run holds at most ${limits.tasksPerRunMax} tasks; this one would have ${tasks}.`];
     if (Object.keys(errors).length > 0) throw invalid(errors);
+  };
+
+  /**
+   * What the job's actor refuses a new run for (decideCreate: a cancelled job, its runs at the
+   * limit, an iteration another run writes now), checked before the run's iterations are pinned:
+   * a refused run writes nothing. The actor checks again when it decides.
+   */
+  const checkJobTakesRun = (job: Job, iterations: readonly JobIteration[]) => {
+    if (job.status === 'cancelled') throw conflict('A cancelled job takes no new run.');
+    if (readModel.runsOf(job).length >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
+    for (const iteration of iterations) {
+      const other = readModel.liveRunOf(iteration);
+      if (!other) continue;
+      throw invalid({ iterations: [isEnded(other)
+        ? `Iteration ${iteration.id} is being rescored by run ${other.id}, whose rescoring has not finished.`
+        : `Iteration ${iteration.id} is being evaluated by run ${other.id}, which has not ended.`] });
+    }
+  };
+
+  /** A scoring checked against the job's agent (its eval spec, its output_schema), a spec's threshold filled in; 400 on `scoring`. */
+  const checkedScoring = (job: Job, scoring: RunScoringConfig | null | undefined): RunScoringConfig | null => {
+    if (scoring === null || scoring === undefined) return null;
+    const agent = job.agent ? readModel.agents.get(job.agent) : undefined;
+    if (!agent) throw invalid({ scoring: ['A run is scored by the service only for a job of an agent.'] });
+    const errors = scoringErrors(scoring, evalSpecOf(agent), RunScoring.depsOf(agent), limits.resultDimensionsMax);
+    if (errors) throw invalid(errors);
+    return scoring.method === 'spec' ? { method: 'spec', pass_threshold: scoring.pass_threshold ?? specPassThresholdDefault } : scoring;
   };
 
   /** The order datapoints are handed out in: the version's, or shuffled (Fisher-Yates with the seeded generator of src/stats/). */
@@ -120,29 +157,47 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
       async handle(ctx) {
         const { principal } = ctx.state;
         const job = visibleJob(ctx);
+        const sentOrder = (ctx.state.body as { order?: RunOrder }).order;
         const body = validator.withDefaults('runs.run', ctx.state.body as unknown as RunBody);
-        const iterations = iterationsOf(job, body.iterations);
+        const iterations = iterationsOf(job, body.iterations, (iteration) => tenancy.canSee(principal, iteration.project));
+        const scoring = checkedScoring(job, body.scoring);
         const visible = (dataset: Dataset) => tenancy.canSee(principal, dataset.project);
         const rosters = iterations.map((iteration) => resultIntake.rosterFor(iteration, body.dataset, visible));
         const roster = rosters[0]!;
         checkBounds(body, iterations.length * roster.ids.length * body.attempts);
+        const race = body.race ? settleRace(readModel, results.store, {
+          job,
+          race: body.race,
+          iterations: iterations.map((iteration) => iteration.id),
+          roster,
+          scoringRange: scoring && scoreRangeOf(scoring, evalSpecOf(readModel.agents.get(job.agent!)!)),
+          order: sentOrder,
+        }) : null;
+        checkJobTakesRun(job, iterations);
         // Pinned first, each durably: results of another version can no longer be written to them.
         for (const iteration of iterations) await results.pin(iteration.id, roster, clock.nowMs());
         const now = timestamp(clock);
         const budget: RunBody['budget'] = body.budget ?? {};
+        const id = newRunId();
+        // A race's order is shuffled, by the seed sent or else one drawn from its id (fixed before any score).
+        const order: RunOrder = race ? 'shuffled' : body.order;
+        const seed = body.seed ?? (race ? parseInt(id.slice(0, 8), 16) : null);
         const run = {
-          id: newRunId(),
+          id,
           job: job.id,
           project: job.project,
           dataset: roster.dataset,
           iterations: iterations.map((iteration) => iteration.id),
           attempts: body.attempts,
-          order: body.order,
-          seed: body.seed ?? null,
+          order,
+          seed,
           max_tries: body.max_tries,
           lease_seconds: body.lease_seconds,
           max_in_flight: body.max_in_flight ?? null,
           budget: { max_cost: budget.max_cost ?? null, max_tasks: budget.max_tasks ?? null } satisfies RunBudget,
+          scoring,
+          rescore: null,
+          race: race?.config ?? null,
           status: 'queued' as const,
           reason: null,
           created_at: now,
@@ -153,9 +208,9 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           iterations: iterations.length,
           datapoints: roster.ids.length,
           attempts: body.attempts,
-          datapointOrder: datapointOrder(roster.ids.length, body.order, body.seed ?? 0),
+          datapointOrder: datapointOrder(roster.ids.length, order, seed ?? 0),
         };
-        await registry.ask(registry.actor('job', job.id), [job.project], { type: 'CreateRun', run, shape });
+        await registry.ask(registry.actor('job', job.id), [job.project], { type: 'CreateRun', run, shape, incumbentValues: race?.incumbentValues ?? null });
         reply(ctx, 201, runJson(or404(readModel.runStates.get(run.id))));
       },
     },
@@ -211,6 +266,54 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           nowMs: clock.nowMs(),
         });
         reply(ctx, 200, runJson(or404(readModel.runStates.get(run.id))));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/runs/:id/rescore',
+      auth: true,
+      body: 'runs.rescore',
+      summary:
+        "Score an ended run's results again (or one iteration's) from their stored outputs and traces, with its scoring or the one given " +
+        "(from now on the run's), without running the agent again: in the background, its progress in the run's `rescore` and on the event stream.",
+      responses: { 202: 'runs.run-response' },
+      errors: [409],
+      async handle(ctx) {
+        const state = visibleRun(ctx);
+        const { run } = state;
+        const body = ctx.state.body as { scoring?: RunScoringConfig | null; iteration?: string | null };
+        const job = or404(readModel.jobs.get(run.job));
+        const scoring = checkedScoring(job, body.scoring ?? run.scoring);
+        if (!scoring) throw invalid({ scoring: ['This run is not scored by the service: name a scoring.'] });
+        const iteration = body.iteration ?? null;
+        if (iteration !== null && !run.iterations.includes(iteration)) throw invalid({ iteration: [`Not an iteration of this run.`] });
+        await rescorer.start(state, scoring, iteration);
+        reply(ctx, 202, runJson(or404(readModel.runStates.get(run.id))));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/runs/:id/race',
+      auth: true,
+      summary: "A racing run's candidates' bounds as they narrowed, pair by pair, for a chart (404 for a run that is not a race).",
+      responses: { 200: 'runs.race-history-response' },
+      handle(ctx) {
+        const { run, tasks, race } = visibleRun(ctx);
+        if (!race) throw notFound();
+        reply(ctx, 200, {
+          run: run.id,
+          datapoints: race.settings.datapoints,
+          tasks_total: tasks.total,
+          tasks_saved: race.tasksSaved,
+          candidates: race.candidates.map(({ candidate, history }) => ({
+            iteration: candidate.iteration,
+            state: candidate.state,
+            stopped_at: candidate.stopped_at,
+            pairs: history.pairs,
+            low: history.low,
+            high: history.high,
+          })),
+        });
       },
     },
     {

@@ -16,6 +16,7 @@ import type { CompletionItem, CompletionOutcome, Run } from '../../domain/run.ts
 import type { Datapoint, Json, JobIteration } from '../../domain/records.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
+import type { RunScoring } from '../../runs/run-scoring.ts';
 import { taskKeyOf } from '../../runs/task-ids.ts';
 import type { Validator } from '../../validation/validator.ts';
 import { or404 } from '../errors.ts';
@@ -29,16 +30,20 @@ export interface WorkerCollaborators extends RecordCollaborators {
   limits: Limits;
   validator: Validator;
   dispatch: RunDispatch;
+  runScoring: RunScoring;
 }
 
 /** A completion's item as the body schema lets it through (its result fields are checked one item at a time). */
 type CompletionBodyItem = { task: string; lease: string; status?: string | null } & Record<string, unknown>;
 
+/** The fields a run the service scores writes itself. */
+const serviceScoredFields = ['score', 'passed', 'dimension_scores'] as const;
+
 /** What a task whose iteration or datapoint went meanwhile is handed out with (its run fails with them). */
 const goneIteration = { id: null, iteration_name: '', agent_code: null } as unknown as JobIteration;
 const goneDatapoint = { id: null, order: 0, input: null, persona: null, tags: null } as unknown as Datapoint;
 
-export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch }: WorkerCollaborators): Route[] {
+export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch, runScoring }: WorkerCollaborators): Route[] {
   const visibleWorker = (ctx: ApiContext): Worker => tenancy.seen(ctx.state.principal, readModel.workers.get(ctx.params.id!), (worker) => worker.project);
   const leasedBy = (worker: string): number => {
     let held = 0;
@@ -97,10 +102,38 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       if (item.status === 'rate_limited') return { run, item: { position, token: item.lease, result: 'rate_limited' } };
       if (errors && Object.keys(errors).length > 0) return { errors };
       const { iteration, datapoint, attempt } = readModel.runStates.get(run.id)!.tasks.taskAt(position);
-      const resolved = resolveRowAt(datapoint, attempt, item as ResultInput, limits);
+      const scored = scoredByService(run, datapoint, item);
+      if ('errors' in scored) return scored;
+      const resolved = resolveRowAt(datapoint, attempt, scored.input, limits);
       if ('errors' in resolved) return { errors: resolved.errors };
       return { run, item: { position, token: item.lease, result: { iteration: run.iterations[iteration]!, row: resolved.row } } };
     });
+  };
+
+  /**
+   * An item of a run the service scores: refused if it carries a score of its own, else (an ok
+   * result) its score, passed and dimensions computed from its output; any other item as it is.
+   */
+  const scoredByService = (run: Run, datapoint: number, item: CompletionBodyItem): { input: ResultInput } | { errors: FieldErrors } => {
+    const scorer = runScoring.scorerOf(run);
+    if (!scorer) return withinRaceRange(run, item);
+    const errors: FieldErrors = {};
+    for (const field of serviceScoredFields) {
+      if (item[field] !== undefined && item[field] !== null) errors[field] = [`This run is scored by the service (scoring "${run.scoring!.method}"): a completion does not send ${field}.`];
+    }
+    if (Object.keys(errors).length > 0) return { errors };
+    if ((item.status ?? 'ok') !== 'ok') return { input: item as ResultInput };
+    const traceId = typeof item.trace_id === 'string' ? item.trace_id.toLowerCase() : null;
+    return { input: { ...item, ...runScoring.score(run, scorer, datapoint, item.output ?? null, traceId) } as ResultInput };
+  };
+
+  /** A racing run's reported score must lie within its score range: the race's bounds rest on it. */
+  const withinRaceRange = (run: Run, item: CompletionBodyItem): { input: ResultInput } | { errors: FieldErrors } => {
+    const score = item.score;
+    if (!run.race || typeof score !== 'number') return { input: item as ResultInput };
+    const [low, high] = run.race.score_range;
+    if (score >= low && score <= high) return { input: item as ResultInput };
+    return { errors: { score: [`Ensure this value is within the race's score_range [${low}, ${high}].`] } };
   };
 
   /** Each row's field errors ({} for a good one), checked against results-write's row schema in one pass. */

@@ -27,11 +27,11 @@ clipped to the certain range [(sum v + (N - t) low) / N, (sum v + (N - t) high) 
 t = N is the exact mean.
 
 The race rule, for K candidates, level alpha / K, differences d = candidate - incumbent in
-[low - high, high - low], per step, the first that applies: 'live' while t < pairs_min and
-t < N; 'worse' if high < 0; 'better' if stop_better and low > 0; 'cannot_win' if the candidate's
-total plus high for each of its datapoints without a score is <= the incumbent's total plus low
-for each of its datapoints without a score (beating needs a strictly greater mean); 'finished'
-at t = N; else 'live'. Scores are multiples of 1/8 where a case tests the exact rule at a tie, so
+[low - high, high - low], per step, the first that applies: 'finished' at t = N (every pair in:
+nothing is left to stop); 'live' while t < pairs_min; 'worse' if high < 0; 'better' if
+stop_better and low > 0; 'cannot_win' if the candidate's total plus high for each of its
+datapoints without a score is <= the incumbent's total plus low for each of its datapoints
+without a score (beating needs a strictly greater mean); else 'live'. Scores are multiples of 1/8 where a case tests the exact rule at a tie, so
 every total is exact; totals are running sums in arrival order (the same additions as the
 service), and the script refuses a case where a bound lies within 1e-9 of 0 but is not 0, which
 rounding could decide either way.
@@ -106,7 +106,9 @@ def race_steps(case):
         unambiguous(hi)
         best = candidate_total + (n - t) * high
         least = incumbent_total + (n - incumbent_count) * low
-        if t < s['pairs_min'] and t < n:
+        if t == n:
+            state = 'finished'
+        elif t < s['pairs_min']:
             state = 'live'
         elif hi < 0:
             state = 'worse'
@@ -114,8 +116,6 @@ def race_steps(case):
             state = 'better'
         elif best <= least:
             state = 'cannot_win'
-        elif t == n:
-            state = 'finished'
         else:
             state = 'live'
         steps.append({'low': lo, 'high': hi, 'state': state, 'tie': best == least, 'gated': t < s['pairs_min'] and hi < 0})

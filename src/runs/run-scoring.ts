@@ -1,0 +1,80 @@
+// Scoring on the server: a run with `scoring` has its results' score, passed and dimensions
+// computed here from the output, the datapoint's expected output and (for the spec's tool usage)
+// the tool calls of the result's trace, when a completion is written and when a run is rescored.
+// Each run's scorer is made once and made again only when its scoring or its agent changes.
+import { evalSpecOf } from '../domain/agent.ts';
+import type { Agent } from '../domain/records.ts';
+import type { Run } from '../domain/run.ts';
+import type { ReadModel } from '../read-model.ts';
+import { runScorerOf, type RunScorer, type RunScoring as Scoring, type ScoredFields } from '../scoring/run-scorer.ts';
+import type { ScorerDeps } from '../scoring/scorers.ts';
+import { toolCallsOf, type SpanLike } from '../scoring/tool-calls.ts';
+import type { ToolCall } from '../scoring/tool-usage.ts';
+import { shownDetail } from '../traces/span-record.ts';
+import type { SpanStore } from '../traces/span-store.ts';
+import { compileUserSchema } from '../validation/validator.ts';
+
+export interface RunScoringOptions {
+  readModel: ReadModel;
+  spans: SpanStore;
+}
+
+interface Made {
+  agent: Agent;
+  scoring: Scoring;
+  scorer: RunScorer;
+}
+
+export class RunScoring {
+  private readonly made = new Map<string, Made>();
+
+  constructor(private readonly options: RunScoringOptions) {}
+
+  /** What a scorer of this agent needs: the schema compiler and its output_schema. */
+  static depsOf(agent: Agent): ScorerDeps {
+    return { compileSchema: compileUserSchema, outputSchema: agent.output_schema ?? undefined };
+  }
+
+  /** The run's scorer, or null when its workers report their own scores (or its agent is gone). */
+  scorerOf(run: Run): RunScorer | null {
+    const scoring = run.scoring;
+    const agent = this.agentOf(run);
+    if (scoring === null || !agent) return null;
+    const made = this.made.get(run.id);
+    if (made && made.agent === agent && made.scoring === scoring) return made.scorer;
+    // Records are replaced, never changed in place: a new agent object is a changed eval spec.
+    const scorer = runScorerOf(scoring, evalSpecOf(agent), RunScoring.depsOf(agent));
+    this.made.set(run.id, { agent, scoring, scorer });
+    return scorer;
+  }
+
+  /** The fields the service writes for an ok result of the run at a datapoint of its version. */
+  score(run: Run, scorer: RunScorer, datapoint: number, output: unknown, traceId: string | null): ScoredFields {
+    const expected = this.options.readModel.datasets.get(run.dataset)?.datapoints[datapoint]?.expected_output ?? null;
+    const toolCalls = scorer.readsToolCalls ? this.toolCallsOf(run.project, traceId) : null;
+    return scorer.score(output, expected, toolCalls);
+  }
+
+  forget(run: string): void {
+    this.made.delete(run);
+  }
+
+  private agentOf(run: Run): Agent | undefined {
+    const job = this.options.readModel.jobs.get(run.job);
+    return job?.agent ? this.options.readModel.agents.get(job.agent) : undefined;
+  }
+
+  /** The tool calls of a trace's spans in the run's project, in start order; null without a trace or its spans. */
+  private toolCallsOf(project: string, traceId: string | null): ToolCall[] | null {
+    if (traceId === null) return null;
+    const spans: (SpanLike & { start: string })[] = [];
+    for (const span of this.options.spans.spansOfTrace(traceId)) {
+      if (span.project !== project) continue;
+      const { attributes } = shownDetail(span.detail);
+      spans.push({ span_id: span.span_id, parent_span_id: span.parent_span_id || null, name: span.name, operation: span.operation, attributes, start: span.start_time_ns });
+    }
+    if (spans.length === 0) return null;
+    spans.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    return toolCallsOf(spans);
+  }
+}

@@ -1,0 +1,96 @@
+// How a run that the service scores turns an output into a result's score, passed and dimensions:
+// its `scoring` (the agent's eval spec, or a list of simple scorers) made into one function, once
+// per run and spec. Pure: the eval spec, the schema compiler and the trace's tool calls come in.
+import type { FieldErrors } from '../domain/rejection.ts';
+import type { RunScoringConfig } from '../domain/run.ts';
+import { numberOr, weightOf } from './field-points.ts';
+import { compileScorers, scorersConfigErrors, type ScorerDeps } from './scorers.ts';
+import { scoreWithSpec, type EvalSpecLike, type ToolCall } from './spec-score.ts';
+import { toolScore } from './tool-usage.ts';
+
+/** A run's `scoring` (schemas/scoring/fields.json); a spec's pass_threshold is in points (default 70, as the original reported). */
+export type RunScoring = RunScoringConfig;
+
+/** What the service writes into a result row it scores. */
+export interface ScoredFields {
+  score: number;
+  passed: boolean;
+  dimension_scores: Record<string, number>;
+}
+
+export interface RunScorer {
+  /** Whether scoring reads the trace's tool calls (the spec's tool config asks for some). */
+  readonly readsToolCalls: boolean;
+  /** The bounds a score can take: [0, the spec's points at most], or [0, 1] for scorers. */
+  readonly scoreRange: readonly [number, number];
+  /** `toolCalls`: the trace's tool calls in start order, or null when there is no trace to read. */
+  score(output: unknown, expected: unknown, toolCalls: readonly ToolCall[] | null): ScoredFields;
+}
+
+export const specPassThresholdDefault = 70;
+/** A spec total on the text path is at most this; on the object path, at most its weights' sum. */
+const specTextTotalMax = 100;
+/** Dimensions a spec's result has besides its fields (structure, type and consistency penalties, tool usage). */
+const specComponentCount = 4;
+
+/** What is wrong with a scoring for this spec (DRF's shape, under `scoring`), or null. */
+export function scoringErrors(scoring: RunScoring, spec: EvalSpecLike, deps: ScorerDeps, dimensionsMax: number): FieldErrors | null {
+  if (scoring.method === 'scorers') {
+    const errors = scorersConfigErrors(scoring, deps);
+    return errors && { scoring: errors };
+  }
+  const dimensions = specComponentCount + specFieldConfigs(spec).length;
+  if (dimensions <= dimensionsMax) return null;
+  return { scoring: [`The agent's eval spec would give each result ${dimensions} dimensions (its output fields and 4 components); a result holds at most ${dimensionsMax}.`] };
+}
+
+/** The scoring function of a run; the scoring must be free of scoringErrors. */
+export function runScorerOf(scoring: RunScoring, spec: EvalSpecLike, deps: ScorerDeps): RunScorer {
+  if (scoring.method === 'scorers') {
+    const scorers = compileScorers(scoring, deps);
+    return {
+      readsToolCalls: false,
+      scoreRange: scoreRangeOf(scoring, spec),
+      score: (output, expected) => {
+        const { score, passed, dimensions } = scorers(output, expected);
+        return { score, passed, dimension_scores: dimensions };
+      },
+    };
+  }
+  const threshold = scoring.pass_threshold ?? specPassThresholdDefault;
+  return {
+    readsToolCalls: asksForTools(spec.tool_config),
+    scoreRange: scoreRangeOf(scoring, spec),
+    score: (output, expected, toolCalls) => {
+      const { total, dimensions } = scoreWithSpec(spec, output, expected, toolCalls);
+      return { score: total, passed: total >= threshold, dimension_scores: dimensions };
+    },
+  };
+}
+
+/** The bounds a score of this scoring can take: [0, the spec's most points], or [0, 1] for scorers. */
+export function scoreRangeOf(scoring: RunScoring, spec: EvalSpecLike): [number, number] {
+  return scoring.method === 'scorers' ? [0, 1] : [0, specPointsMax(spec)];
+}
+
+/** The most points a spec gives: its structure, fields and tool weights, or the text path's 100. */
+function specPointsMax(spec: EvalSpecLike): number {
+  let points = Math.max(0, numberOr(spec.structure_weight, 20)) + Math.max(0, numberOr(spec.tool_usage_weight, 0));
+  for (const config of specFieldConfigs(spec)) points += Math.max(0, weightOf(config));
+  return Math.max(specTextTotalMax, points);
+}
+
+function specFieldConfigs(spec: EvalSpecLike): Readonly<Record<string, unknown>>[] {
+  const fields = spec.output_fields;
+  if (!isObject(fields)) return [];
+  return Object.values(fields).filter(isObject);
+}
+
+/** Whether a tool config asks for anything (else its points are free and no trace is read): toolScore's own test. */
+function asksForTools(toolConfig: unknown): boolean {
+  return toolScore(toolConfig, null) === null;
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
