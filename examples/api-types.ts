@@ -636,6 +636,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/race/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A racing run's candidates' bounds as they narrowed, pair by pair, for a chart (404 for a run that is not a race). */
+        get: operations["runs_race_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/tasks/": {
         parameters: {
             query?: never;
@@ -1980,6 +1997,24 @@ export interface components {
         } | {
             /** @constant */
             comparable: true;
+            /** @description Set when a race (a run's `race`) stopped one of the two against the other early: its sample was sized by looking, so the fixed-sample intervals and p-values here do not apply; low and high are the race's confidence-sequence bounds on the mean difference (to - from), valid however often it looked, at level alpha. */
+            stopped_early: {
+                /** Format: uuid */
+                run: string;
+                /**
+                 * Format: uuid
+                 * @description The candidate that was stopped.
+                 */
+                iteration: string;
+                state: string;
+                pairs: number;
+                datapoints: number;
+                low: number;
+                high: number;
+                alpha: number;
+                method: string;
+                note: string;
+            } | null;
             /** @description The confidence of every interval (each `ci95`) and of the verdict: the query's `confidence`, or its default. */
             confidence: number;
             /** @description The fewest paired datapoints a verdict is given on: with fewer, the verdict is insufficient_data. */
@@ -2321,11 +2356,54 @@ export interface components {
          * @enum {string}
          */
         "runs.fields.order": "dataset" | "shuffled";
+        /** @description Its candidates racing the incumbent (null: not a race). */
+        "runs.fields.race": {
+            /** Format: uuid */
+            incumbent: string;
+            alpha: number;
+            min_pairs: number;
+            stop_better: boolean;
+            score_range: number[];
+            candidates: components["schemas"]["runs.fields.raceCandidate"][];
+            /** @description Tasks not run because the race stopped their candidate (or was decided). */
+            tasks_saved: number;
+        } | null;
+        "runs.fields.raceCandidate": {
+            /** Format: uuid */
+            iteration: string;
+            state: components["schemas"]["runs.fields.raceState"];
+            /** @description Datapoints paired with the incumbent so far, fed in the run's seeded order. */
+            pairs: number;
+            /** @description The confidence sequence's lower bound on the mean difference (candidate minus incumbent) over the whole dataset version, valid at every step at level alpha / candidates. */
+            low: number;
+            /** @description Its upper bound. */
+            high: number;
+            /** @description Pairs when it was stopped; null while live or when it finished. */
+            stopped_at: number | null;
+            /** Format: date-time */
+            decided_at: string | null;
+            /** @description Why it was stopped. */
+            stop: {
+                pairs: number;
+                datapoints: number;
+                /** @description The bound that decided (the upper for worse, the lower for better; for cannot_win the most it could still gain on the incumbent's mean, at most 0). */
+                bound: number;
+                /** @description The level of its sequence: the race's alpha over its candidates (Bonferroni). */
+                alpha: number;
+                /** @enum {string} */
+                method: "confidence_sequence" | "exact_maximum";
+            } | null;
+        };
         /**
-         * @description Why it ended; null while it has not.
+         * @description live: still racing; worse: its upper bound fell below 0 (stopped, its iteration marked discard); better: its lower bound rose above 0 (stopped, only with stop_better); cannot_win: even the maximum on every datapoint left could not beat the incumbent (exact, stopped, marked discard); finished: every datapoint paired without a decision.
+         * @enum {string}
+         */
+        "runs.fields.raceState": "live" | "worse" | "better" | "cannot_win" | "finished";
+        /**
+         * @description Why it ended; null while it has not. decided: a race whose every candidate was decided (what it did not run is skipped).
          * @enum {string|null}
          */
-        "runs.fields.reason": "all_done" | "budget" | "cancelled" | "failed" | null;
+        "runs.fields.reason": "all_done" | "budget" | "cancelled" | "failed" | "decided" | null;
         /** @description Its latest rescoring (POST /api/runs/{id}/rescore/): its results scored again from their stored outputs and traces; null if it was never rescored. */
         "runs.fields.rescore": {
             /**
@@ -2354,6 +2432,28 @@ export interface components {
         "runs.fields.status": "queued" | "running" | "completed" | "cancelled" | "failed";
         /** @enum {string} */
         "runs.fields.taskState": "queued" | "leased" | "done" | "dead" | "skipped" | "cancelled";
+        /** @description A racing run's candidates' bounds as they narrowed, pair by pair (thinned to at most 256 points a candidate: every stride-th pair, and the one it was decided at), for a chart. */
+        "runs.race-history-response": {
+            /** Format: uuid */
+            run: string;
+            /** @description Datapoints of the version: the pairs a candidate has when it runs to the end. */
+            datapoints: number;
+            /** @description The run's tasks: the full grid. */
+            tasks_total: number;
+            tasks_saved: number;
+            candidates: {
+                /** Format: uuid */
+                iteration: string;
+                state: components["schemas"]["runs.fields.raceState"];
+                stopped_at: number | null;
+                /** @description Pairs at each point. */
+                pairs: number[];
+                /** @description The lower bound at each point. */
+                low: number[];
+                /** @description The upper bound at each point. */
+                high: number[];
+            }[];
+        };
         "runs.rescore": {
             /** @description The scoring to use, from now on the run's; absent or null: the run's own (its agent's eval spec as it is now, for `spec`). */
             scoring?: null | components["schemas"]["scoring.fields.scoring"];
@@ -2388,6 +2488,28 @@ export interface components {
             max_in_flight?: number | null;
             /** @description How the service scores each result when it is written: by the agent's eval spec (`spec`) or by simple scorers (`scorers`). Null (the default): workers report their own scores. A completion carrying a score on a run the service scores is refused for that item. */
             scoring?: null | components["schemas"]["scoring.fields.scoring"];
+            /** @description Race the run's other iterations (candidates) against an incumbent: after each completion every live candidate's paired differences feed an anytime-valid confidence sequence, and a candidate clearly worse is stopped (its queued tasks skipped, its iteration marked discard). Datapoints go out in a seeded random order (order shuffled; seed null: drawn from the run's id). */
+            race?: {
+                /** @description An iteration of this job: one of the run's (it is run too), or one whose results already cover every datapoint of the version. */
+                incumbent: components["schemas"]["common.pk"];
+                /**
+                 * @description The chance the race ever stops a candidate that is not worse (split over the candidates).
+                 * @default 0.05
+                 */
+                alpha?: number;
+                /**
+                 * @description No candidate is stopped before this many datapoints are paired.
+                 * @default 10
+                 */
+                min_pairs?: number;
+                /**
+                 * @description Also stop a candidate whose lower bound rises above 0 as clearly better.
+                 * @default false
+                 */
+                stop_better?: boolean;
+                /** @description [low, high], the bounds scores can take: from the scoring when the service scores (then it may be left out), else required. A completion's score outside it is refused for that item. */
+                score_range?: number[] | null;
+            } | null;
             /** @description When to end the run early, keeping its results so far (see the run's `budget`). */
             budget?: {
                 max_cost?: number | null;
@@ -2433,6 +2555,7 @@ export interface components {
             /** @description How the service scores its results (a spec's pass_threshold filled in); null: its workers report their scores. */
             scoring: null | components["schemas"]["scoring.fields.scoring"];
             rescore: components["schemas"]["runs.fields.rescore"];
+            race: components["schemas"]["runs.fields.race"];
             /** @description What it has spent: its completions' summed cost, and the tasks executed. */
             spent: {
                 cost: number;
@@ -4805,6 +4928,31 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    runs_race_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["runs.race-history-response"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
         };
     };
     runs_tasks_list: {
