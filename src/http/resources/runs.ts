@@ -59,6 +59,10 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     return or404(readModel.runStates.get(run.id));
   };
   const rosterOfRun = (state: RunState): Roster | undefined => results.store.roster(state.run.dataset);
+  /** A run's command, to its job's actor. */
+  const askJobOf = (run: Run, command: RunCommand) => registry.ask(registry.actor('job', run.job), [run.project], command);
+  /** The run as it is now (after the write just made). */
+  const answerRun = (ctx: ApiContext, status: number, id: string) => reply(ctx, status, runJson(or404(readModel.runStates.get(id))));
 
   const listRuns = lists.endpoint<Run, unknown>({
     schema: 'runs.list-query',
@@ -210,8 +214,8 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           attempts: body.attempts,
           datapointOrder: datapointOrder(roster.ids.length, order, seed ?? 0),
         };
-        await registry.ask(registry.actor('job', job.id), [job.project], { type: 'CreateRun', run, shape, incumbentValues: race?.incumbentValues ?? null });
-        reply(ctx, 201, runJson(or404(readModel.runStates.get(run.id))));
+        await askJobOf(run, { type: 'CreateRun', run, shape, incumbentValues: race?.incumbentValues ?? null });
+        answerRun(ctx, 201, run.id);
       },
     },
     {
@@ -245,8 +249,8 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
       errors: [409],
       async handle(ctx) {
         const { run } = visibleRun(ctx);
-        await registry.ask(registry.actor('job', run.job), [run.project], { type: 'CancelRun', run: run.id, now: timestamp(clock) });
-        reply(ctx, 200, runJson(or404(readModel.runStates.get(run.id))));
+        await askJobOf(run, { type: 'CancelRun', run: run.id, now: timestamp(clock) });
+        answerRun(ctx, 200, run.id);
       },
     },
     {
@@ -259,13 +263,13 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
       async handle(ctx) {
         const state = visibleRun(ctx);
         const { run } = state;
-        await registry.ask(registry.actor('job', run.job), [run.project], {
+        await askJobOf(run, {
           type: 'RetryRun',
           run: run.id,
           failedResults: failedResultPositions(state),
           nowMs: clock.nowMs(),
         });
-        reply(ctx, 200, runJson(or404(readModel.runStates.get(run.id))));
+        answerRun(ctx, 200, run.id);
       },
     },
     {
@@ -288,7 +292,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         const iteration = body.iteration ?? null;
         if (iteration !== null && !run.iterations.includes(iteration)) throw invalid({ iteration: [`Not an iteration of this run.`] });
         await rescorer.start(state, scoring, iteration);
-        reply(ctx, 202, runJson(or404(readModel.runStates.get(run.id))));
+        answerRun(ctx, 202, run.id);
       },
     },
     {
