@@ -10,7 +10,7 @@ import type { Roster } from '../../domain/result-batch.ts';
 import type { Dataset, Job, JobIteration } from '../../domain/records.ts';
 import { conflict, invalid, invalidPk, notFound } from '../../domain/rejection.ts';
 import { evalSpecOf } from '../../domain/agent.ts';
-import { isEnded, type Run, type RunBudget, type RunOrder, type RunScoringConfig, type RunState } from '../../domain/run.ts';
+import { isEnded, type Run, type RunBudget, type RunCommand, type RunOrder, type RunScoringConfig, type RunState } from '../../domain/run.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
 import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
