@@ -4,7 +4,7 @@ import type { Decider } from './decider.ts';
 import { iterationBlankText, iterationWritableFields, jobBlankText, jobWritableFields, writableOrDefault, type Job, type JobIteration, type JobStatus, type Json, type Timestamp } from './records.ts';
 import { conflict, invalid, notFound } from './rejection.ts';
 import {
-  applyRunEvent, decideCancel, decideCompletion, decideExpiry, decideExtend, decideFailure, decideLease, decideRelease, decideRescoreProgress, decideRescoreStart, decideRetry, isEnded, isWriting,
+  applyRunEvent, busyIteration, decideCancel, decideCompletion, decideExpiry, decideExtend, decideFailure, decideLease, decideRelease, decideRescoreProgress, decideRescoreStart, decideRetry, isEnded, isWriting,
   newRunState, type Run, type RunCommand, type RunEvent, type RunLimits, type RunState,
 } from './run.ts';
 
@@ -261,10 +261,7 @@ function refuseBusyIterations(state: JobState, run: Run, refusal: (message: stri
   for (const other of state.runs.values()) {
     if (other.run.id === run.id || !isWriting(other.run)) continue;
     const shared = run.iterations.find((id) => other.run.iterations.includes(id));
-    if (!shared) continue;
-    throw refusal(isEnded(other.run)
-      ? `Iteration ${shared} is being rescored by run ${other.run.id}, whose rescoring has not finished.`
-      : `Iteration ${shared} is being evaluated by run ${other.run.id}, which has not ended.`);
+    if (shared) throw refusal(busyIteration(shared, other.run));
   }
 }
 

@@ -185,6 +185,13 @@ export function isWriting(run: Run): boolean {
   return !isEnded(run) || run.rescore?.status === 'running';
 }
 
+/** Why an iteration cannot be written by another run while `writer` writes it. */
+export function busyIteration(iteration: string, writer: Run): string {
+  return isEnded(writer)
+    ? `Iteration ${iteration} is being rescored by run ${writer.id}, whose rescoring has not finished.`
+    : `Iteration ${iteration} is being evaluated by run ${writer.id}, which has not ended.`;
+}
+
 /**
  * Up to `max` ready tasks leased to a worker until now + lease_seconds, within what the run lets
  * be in flight; the first lease starts the run. An ended run leases nothing.

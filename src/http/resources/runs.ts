@@ -10,7 +10,7 @@ import type { Roster } from '../../domain/result-batch.ts';
 import type { Dataset, Job, JobIteration } from '../../domain/records.ts';
 import { conflict, invalid, invalidPk, notFound } from '../../domain/rejection.ts';
 import { evalSpecOf } from '../../domain/agent.ts';
-import { isEnded, type Run, type RunBudget, type RunCommand, type RunOrder, type RunScoringConfig, type RunState } from '../../domain/run.ts';
+import { busyIteration, type Run, type RunBudget, type RunCommand, type RunOrder, type RunScoringConfig, type RunState } from '../../domain/run.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
 import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
@@ -111,9 +111,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     for (const iteration of iterations) {
       const other = readModel.liveRunOf(iteration);
       if (!other) continue;
-      throw invalid({ iterations: [isEnded(other)
-        ? `Iteration ${iteration.id} is being rescored by run ${other.id}, whose rescoring has not finished.`
-        : `Iteration ${iteration.id} is being evaluated by run ${other.id}, which has not ended.`] });
+      throw invalid({ iterations: [busyIteration(iteration.id, other)] });
     }
   };
 
