@@ -153,3 +153,46 @@ const confidenceFormat = new Intl.NumberFormat('en-US', { style: 'percent', maxi
 export function confidenceLevel(value) {
   return confidenceFormat.format(value);
 }
+
+/**
+ * A time left, in the two largest units that matter, e.g. "45 s", "3 min 20 s", "2 h 5 min".
+ * @param {number | null | undefined} seconds
+ */
+export function timeLeft(seconds) {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return dash;
+  const whole = Math.max(0, Math.round(seconds));
+  if (whole < 60) return `${whole} s`;
+  const minutes = Math.floor(whole / 60);
+  if (minutes < 60) return whole % 60 === 0 ? `${minutes} min` : `${minutes} min ${whole % 60} s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+  return `${countFormat.format(Math.round(hours / 24))} days`;
+}
+
+/**
+ * Tasks per second as a person reads it: "12 tasks/s", "2.5 tasks/s", or per minute when slow.
+ * @param {number | null | undefined} perSecond
+ */
+export function taskRate(perSecond) {
+  if (typeof perSecond !== 'number' || !Number.isFinite(perSecond)) return dash;
+  if (perSecond === 0) return '0 tasks/s';
+  if (perSecond < 0.1) return `${scoreFormat.format(Math.round(perSecond * 600) / 10)} tasks/min`;
+  return `${perSecond < 10 ? (Math.round(perSecond * 10) / 10).toFixed(1) : countFormat.format(Math.round(perSecond))} tasks/s`;
+}
+
+/**
+ * How long ago a time was, from `now`: "just now", "12 s ago", "3 min ago", "5 h ago", then the date.
+ * @param {string | null | undefined} iso
+ * @param {number} [now] milliseconds since the epoch
+ */
+export function ago(iso, now = Date.now()) {
+  if (!iso) return dash;
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 48 * 3600) return `${Math.floor(seconds / 3600)} h ago`;
+  return dateTime(iso);
+}

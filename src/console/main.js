@@ -5,7 +5,7 @@ import { comparePage } from './compare-page.js';
 import { datasetPage } from './dataset-page.js';
 import { diffPage } from './diff-page.js';
 import { errorBox, h, replace } from './dom.js';
-import { jobPage } from './job-page.js';
+import { jobPage, runPage } from './job-page.js';
 import { projectPage } from './project-page.js';
 import { projectsPage } from './projects-page.js';
 import { resultsPage } from './results-page.js';
@@ -23,6 +23,7 @@ const table = routes({
   '/console/jobs/:id': jobPage,
   '/console/job-iterations/:id/compare/:other_id': comparePage,
   '/console/job-iterations/:id/results': resultsPage,
+  '/console/runs/:id': runPage,
   '/console/traces': tracesPage,
   '/console/traces/:trace_id': tracePage,
 });

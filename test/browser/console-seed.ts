@@ -3,11 +3,13 @@
 // running job with scored iterations (four of them with results per datapoint of the third
 // version, some failed, some errors, some traced, some datapoints missing; two of them compare with
 // a verdict, flips and traced regressions), a finished job with
-// 10,000 iterations, traces (one of 2,000 spans), and a second project in which every field a
-// person or an agent writes holds markup and script.
+// 10,000 iterations, traces (one of 2,000 spans), a job evaluated by runs (one ended by its
+// budget, one half way with dead tasks, driven by workers over HTTP), and a second project in which
+// every field a person or an agent writes holds markup and script.
 import * as assert from 'uvu/assert';
 import type { Client } from '../helpers/client.ts';
 import { createApiKey, registerUser, type Member } from '../helpers/fixtures.ts';
+import { complete, lease, registerWorker } from '../helpers/run-fixtures.ts';
 import { baseNs, ms, otlpJson, postJson, spanId, traceId, type JsonSpan } from '../traces/helpers.ts';
 
 export const password = 'correct horse battery';
@@ -45,8 +47,39 @@ export interface Seeded {
   hostileJob: { id: string };
   hostileIterations: string[];
   hostileTraceId: string;
+  hostileRun: string;
   results: SeededResults;
+  runs: SeededRuns;
 }
+
+/** The job evaluated by runs (of the agent's v3, 40 datapoints), and the workers that ran them. */
+export interface SeededRuns {
+  job: { id: string };
+  /** baseline-prompt, concise-prompt, friendly-prompt. */
+  iterations: { id: string; iteration_name: string }[];
+  /** friendly-prompt's run, ended by its budget of 30 tasks (10 skipped). */
+  budgetRun: string;
+  /** baseline-prompt and concise-prompt's run, half way: 52 tasks ended (6 of them dead), 4 leased, 24 queued. */
+  run: string;
+  /** Who holds what: eval-worker-1 completed the first 52, eval-worker-2 holds 4, eval-worker-3 never leased. */
+  workers: { id: string; name: string }[];
+  /** The leases eval-worker-2 holds, for a test to complete. */
+  held: { id: string; lease: string }[];
+}
+
+/** The half-way run's dead tasks: datapoint order -> [iteration index, its error]. */
+export const runErrors: [number, number, string][] = [
+  [4, 1, 'the answer did not match the output schema'],
+  [9, 0, 'tool search_kb raised KeyError: \'article_id\''],
+  [13, 1, 'context length exceeded (131,072 tokens)'],
+  [17, 0, 'model provider timed out after 30 s'],
+  [21, 0, 'sandbox killed: memory limit of 2 GiB'],
+  [21, 1, 'sandbox killed: memory limit of 2 GiB'],
+];
+/** Tasks of the half-way run completed by the seed (datapoints 0-25, both iterations). */
+export const runEnded = 52;
+export const runHeld = 4;
+export const runDatapoints = 40;
 
 /** Which iterations of the running job have results (of `dataset`, the agent's v3). */
 export interface SeededResults {
@@ -173,9 +206,10 @@ export async function seedConsole(anonymous: Client): Promise<Seeded> {
   const { bigTraceId, traceIds } = await seedTraces(client);
   const hostileSeed = await seedHostile(client);
   const results = await seedResults(client, running, datasets[2]!.id);
+  const runs = await seedRuns(client, project.id, agent.id, datasets[2]!.id);
   return {
     ada, apiKey, project, members: [ada.email, ...members], agent, longAgent, datasets,
-    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed, results,
+    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed, results, runs,
   };
 }
 
@@ -346,5 +380,61 @@ async function seedHostile(client: Client) {
     { datapoint_order: 0, status: 'error', error: hostile('result error') },
     { datapoint_order: 1, score: 0.4, passed: false, dimension_scores: { [hostileShort('result dimension')]: 0.4 } },
   ]);
-  return { hostileProject, hostileAgent, hostileDatasets, hostileJob, hostileIterations, hostileTraceId };
+  // A run of an iteration of its own, by a worker whose name, host and metadata hold markup, one
+  // task dead with an error that does too.
+  const runIteration = await created(client, '/api/job-iterations/', { job: hostileJob.id, iteration_name: hostileShort('run iteration'), order: 2, agent_code: hostile('run agent code') });
+  const hostileRun = await created(client, `/api/jobs/${hostileJob.id}/runs/`, { dataset: hostileDatasets[0], iterations: [runIteration.id], max_tries: 1 });
+  const worker = await registerWorker(client, { project: hostileProject.id, name: hostile('worker name').slice(0, 255), host: hostile('worker host').slice(0, 255), metadata: { note: hostile('worker metadata') } });
+  const tasks = await lease(client, worker, { max: 2 });
+  await accepted(client, worker, tasks.map((task) => ({ task: task.id, lease: task.lease, ...(task.datapoint.order === 0 ? { status: 'error', error: hostile('task error') } : { score: 0.5 }) })));
+  return { hostileProject, hostileAgent, hostileDatasets, hostileJob, hostileIterations, hostileTraceId, hostileRun: hostileRun.id as string };
+}
+
+/** Completes tasks, every one of which must be accepted. */
+async function accepted(client: Client, worker: { id: string }, results: Record<string, unknown>[]): Promise<void> {
+  const reply = await complete(client, worker, results);
+  assert.is(reply.status, 200, reply.text);
+  assert.equal(reply.body.results.map((item: { outcome: string }) => item.outcome), results.map(() => 'accepted'), reply.text);
+}
+
+/**
+ * A job of the agent evaluated by runs on its v3: friendly-prompt's run ended by its budget (30
+ * of 40 tasks done, 10 skipped), then baseline-prompt and concise-prompt's run half way through
+ * (the first 26 datapoints of both ended, six of those tasks dead with their errors; four tasks
+ * held by a second worker for an hour; the rest queued), and a third worker that never leased.
+ */
+async function seedRuns(client: Client, project: string, agent: string, dataset: string): Promise<SeededRuns> {
+  const job = await created(client, '/api/jobs/', { agent, job_type: 'judge_scoring', baseline_score: 0.6, prompt_slug: 'support-answer', analyzer_model: 'gpt-4o' });
+  const iterations: { id: string; iteration_name: string }[] = [];
+  for (const [i, name] of ['baseline-prompt', 'concise-prompt', 'friendly-prompt'].entries()) {
+    iterations.push(await created(client, '/api/job-iterations/', { job: job.id, iteration_name: name, order: i, agent_code: agentCode(40 + i), description: `The ${name.replace('-', ' ')}` }));
+  }
+  const workers: { id: string; name: string }[] = [];
+  for (const [i, host] of ['gpu-box-1', 'gpu-box-2', 'ada-laptop'].entries()) {
+    workers.push(await registerWorker(client, { project, name: `eval-worker-${i + 1}`, host, metadata: { concurrency: 8 } }));
+  }
+  const [first, second] = workers;
+  const result = (order: number, seed: number) => {
+    const row = caseResult(order, 0, seed);
+    return { score: row.score, passed: row.passed, dimension_scores: row.dimension_scores, latency_ms: row.latency_ms, cost: row.cost };
+  };
+
+  const budgetRun = await created(client, `/api/jobs/${job.id}/runs/`, { dataset, iterations: [iterations[2].id], budget: { max_tasks: 30 } });
+  const budgeted = await lease(client, second, { max: 30, run: budgetRun.id });
+  await accepted(client, second, budgeted.map((task) => ({ task: task.id, lease: task.lease, ...result(task.datapoint.order, 61) })));
+
+  const run = await created(client, `/api/jobs/${job.id}/runs/`, { dataset, iterations: [iterations[0].id, iterations[1].id], max_tries: 1, lease_seconds: 3600 });
+  const tasks = await lease(client, first, { max: runEnded, run: run.id });
+  assert.is(tasks.length, runEnded);
+  const errorOf = (task: any) => runErrors.find(([order, iteration]) => order === task.datapoint.order && iterations[iteration].id === task.iteration.id)?.[2];
+  await accepted(client, first, tasks.map((task) => {
+    const error = errorOf(task);
+    return { task: task.id, lease: task.lease, ...(error ? { status: 'error', error, latency_ms: 30_000 } : result(task.datapoint.order, task.iteration.id === iterations[0].id ? 41 : 42)) };
+  }));
+  const held = await lease(client, second, { max: runHeld, run: run.id });
+  assert.is(held.length, runHeld);
+  return {
+    job, iterations, budgetRun: budgetRun.id, run: run.id, workers,
+    held: held.map((task) => ({ id: task.id as string, lease: task.lease as string })),
+  };
 }

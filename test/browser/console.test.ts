@@ -2,8 +2,9 @@
 // key), walks every page against a seeded service and checks what each shows, follows a running
 // job live (its new iterations and results), an iteration's results with their filters (and live), two
 // iterations' results compared (the verdict, flips, a scatter of every datapoint, regressions with
-// their traces), measures the two heavy pages, checks reload and back/forward, and plants markup and
-// script in every kind of field to see that none of it runs. Every page passes axe-core (WCAG 2
+// their traces), a job's runs and a run's page (its progress, tasks by state, errors, iterations
+// and workers, live as workers complete its tasks), measures the two heavy pages, checks reload and
+// back/forward, and plants markup and script in every kind of field to see that none of it runs. Every page passes axe-core (WCAG 2
 // A/AA, no serious or critical violation). A full-page screenshot of each page is saved in the
 // folder printed at the start, for a person to look at.
 import { mkdirSync } from 'node:fs';
@@ -15,7 +16,11 @@ import * as assert from 'uvu/assert';
 import { browserTimeoutMs, launchChromium } from '../helpers/chromium.ts';
 import { start, type Running } from '../helpers/service.ts';
 import { assertAccessible } from './axe.ts';
-import { bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRegressed, resultRetried, resultTracedComplete, runningIterations, seedConsole, writeResults, type Seeded } from './console-seed.ts';
+import { complete, lease } from '../helpers/run-fixtures.ts';
+import {
+  bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRegressed, resultRetried, resultTracedComplete,
+  runDatapoints, runEnded, runErrors, runHeld, runningIterations, seedConsole, writeResults, type Seeded,
+} from './console-seed.ts';
 
 const screenshots = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'overmind-console-screenshots');
 /** What the issue asks of the two heavy pages, and of a live iteration. */
@@ -87,6 +92,25 @@ async function shoot(page: Page, name: string): Promise<void> {
   // From the top: scrolled, the sticky header would be drawn across the middle of a full-page shot.
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+}
+
+/** The top 1280 x 900 of the page, as the README's pictures are (docs/console-job.png, docs/console-run.png). */
+async function shootTop(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 900 } });
+}
+
+/**
+ * Shows a console page the way a link inside the console does (no page load). The service answers
+ * the console's page at the paths it lists, and a run's page (/console/runs/<id>) is not one of them
+ * yet: it is reached from inside the console.
+ */
+async function visitInConsole(context: Context, path: string): Promise<void> {
+  await context.page.evaluate((to) => {
+    history.pushState(null, '', to);
+    window.dispatchEvent(new Event('console:navigate'));
+  }, path);
+  await settled(context.page);
 }
 
 /** The text of each cell of each row of the table under `key`. */
@@ -191,8 +215,9 @@ walk('a project: its agents (long names cut, whole in the tooltip), recent jobs 
   assert.is(await long.getAttribute('title'), seeded.longAgent.name);
   assert.ok(await long.evaluate((element) => element.scrollWidth > element.clientWidth), 'the long name is cut with an ellipsis');
   const jobs = await rows(page, 'jobs');
-  assert.is(jobs.length, 2);
+  assert.is(jobs.length, 3);
   assert.ok(jobs.some((row) => row[0] === 'Support bot · prompt tuning' && row[1] === 'running'), 'the running job');
+  assert.ok(jobs.some((row) => row[0] === 'Support bot · judge scoring' && row[1] === 'running'), 'the job its half-way run keeps running');
   assert.equal((await rows(page, 'members')).map((row) => row[0]).sort(), [...seeded.members].sort());
   await shoot(page, '03-project');
   await assertAccessible(page, 'a project');
@@ -375,6 +400,8 @@ walk('two iterations without results compared: "not comparable" plainly, then wh
 /** A change as format.js's `delta` writes it (up to four decimals), and a score as `score` does. */
 const scoreDelta = (value: number) => (value === 0 ? '±0' : `${value > 0 ? '+' : '−'}${Number(Math.abs(value).toFixed(4))}`);
 const scoreText = (value: number | null) => (value === null ? '—' : new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 }).format(value));
+/** A time as format.js's `dateTime` writes it. */
+const dateText = (iso: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
 /** A change of means as `meanDelta` writes it: three decimals, signed unless it rounds to 0. */
 const meanDelta = (value: number) => {
   const text = three.format(Math.abs(value));
@@ -787,6 +814,245 @@ walk('an iteration\'s results: its summary, rows filtered and sorted (kept in th
   assertNoProblems(context);
 });
 
+/** Each stat card as the page shows it: label, value, note. */
+function statCards(page: Page): Promise<string[][]> {
+  return page.locator('.stats .stat').evaluateAll((cards) => cards.map((card) =>
+    [card.querySelector('.stat-label')?.textContent ?? '', card.querySelector('.stat-value')?.textContent ?? '', card.querySelector('.stat-note')?.textContent ?? '']));
+}
+
+/** A run page's counts of tasks by state, as shown. */
+function shownCounts(page: Page): Promise<Record<string, string>> {
+  return page.locator('.task-counts li').evaluateAll((items) => Object.fromEntries(items.map((item) => [(item as HTMLElement).dataset.state, item.querySelector('.task-count')?.textContent ?? ''])));
+}
+
+interface RunAnswer {
+  id: string; status: string; reason: string | null; counts: Record<string, number>; spent: { cost: number; tasks: number }; iterations: string[];
+  created_at: string; started_at: string | null; finished_at: string | null;
+}
+interface TaskAnswer { iteration: string; datapoint: string; datapoint_order: number; attempt: number; tries: number; last_error: string | null; state: string }
+
+const taskStateOrder = ['done', 'dead', 'skipped', 'cancelled', 'leased', 'queued'];
+const countsAsShown = (counts: Record<string, number>) => Object.fromEntries(taskStateOrder.map((state) => [state, counts[state]!.toLocaleString('en-US')]));
+
+/** A run page's iterations as shown (name, scored, mean) against what their summaries say. */
+async function runIterationRows(context: Context, iterations: { id: string; iteration_name: string }[]): Promise<{ shown: string[][]; expected: string[][] }> {
+  const expected = [];
+  for (const iteration of iterations) {
+    const summary = (await context.seeded.ada.client.get(`/api/job-iterations/${iteration.id}/results/summary/`)).body as Summary;
+    const [meanText, coverage] = resultCells(summary);
+    expected.push([iteration.iteration_name, coverage, meanText]);
+  }
+  return { shown: await sectionRows(context.page, 'Iterations'), expected };
+}
+
+walk('a job evaluated by runs lists them, newest first, with their status and progress, each linked to its page', async (context) => {
+  const { page, seeded } = context;
+  const { runs } = seeded;
+  await visit(context, `/console/jobs/${runs.job.id}`);
+  await page.locator('.live[data-state="live"]').waitFor();
+  const listed = (await seeded.ada.client.get(`/api/jobs/${runs.job.id}/runs/`)).body.results as RunAnswer[];
+  assert.equal(listed.map((run) => run.id), [runs.run, runs.budgetRun], 'newest first');
+  assert.equal(listed.map((run) => [run.status, run.reason]), [['running', null], ['completed', 'budget']]);
+  assert.equal(listed[1]!.counts, { total: runDatapoints, queued: 0, leased: 0, done: 30, dead: 0, skipped: 10, cancelled: 0 }, 'the budget of 30 tasks reached, the rest skipped');
+  assert.equal((await rows(page, 'runs')).map((row) => row.slice(0, 3)), [
+    ['baseline-prompt and concise-prompt', 'running', `${runEnded} / 80 ${runErrors.length} dead`],
+    ['friendly-prompt', 'completed budget', `${runDatapoints} / ${runDatapoints}`],
+  ]);
+  assert.equal(await page.locator('[data-table="runs"] tbody a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), listed.map((run) => `/console/runs/${run.id}`));
+  const bar = page.locator('[data-table="runs"] [role=progressbar]').first();
+  assert.equal([await bar.getAttribute('aria-valuenow'), await bar.getAttribute('aria-valuemax'), await bar.getAttribute('aria-label')],
+    [String(runEnded), '80', 'Tasks ended of baseline-prompt and concise-prompt']);
+  const tops = await Promise.all(['.stats', '[data-runs]', '.score-chart', '[data-table="iterations"]'].map(async (selector) => (await page.locator(selector).boundingBox())!.y));
+  assert.equal(tops, [...tops].sort((a, b) => a - b), `the runs after the headline, before the chart and the iterations: ${tops.join(', ')}`);
+  await assertAccessible(page, 'a job with runs');
+  // A job without runs shows no such section.
+  await visit(context, `/console/jobs/${seeded.runningJob.id}`);
+  assert.ok(await page.locator('[data-runs]').isHidden(), 'no runs, no section');
+  assertNoProblems(context);
+});
+
+walk('a run: its progress, rate and time left, tasks by state, errors, iterations with their results, the workers of its project, and its settings', async (context) => {
+  const { page, seeded } = context;
+  const { runs } = seeded;
+  await visit(context, `/console/jobs/${runs.job.id}`);
+  await page.locator('[data-table="runs"]').getByRole('link', { name: 'baseline-prompt and concise-prompt' }).click();
+  await settled(page);
+  assert.is(new URL(page.url()).pathname, `/console/runs/${runs.run}`);
+  const run = (await seeded.ada.client.get(`/api/runs/${runs.run}/`)).body as RunAnswer;
+  const done = runEnded - runErrors.length;
+  assert.equal([run.status, run.counts], ['running', { total: 80, queued: 80 - runEnded - runHeld, leased: runHeld, done, dead: runErrors.length, skipped: 0, cancelled: 0 }]);
+
+  assert.is(await page.locator('h1').textContent(), 'baseline-prompt and concise-prompt on dataset v3');
+  assert.equal(await page.locator('.trail a').allTextContents(), ['Projects', 'Customer support', 'Support bot · judge scoring']);
+  assert.is(await page.locator('.page-head .page-id').textContent(), runs.run);
+  assert.is(await page.locator('.page-head .actions .badge').textContent(), 'running');
+  assert.is(await page.locator('.run-sentence').textContent(), `Running since ${dateText(run.started_at!)}.`);
+
+  // The numbers: progress, the rate (the average since it started, until an event measures it), the time left at it, what it spent.
+  const cards = await statCards(page);
+  assert.equal(cards.map((card) => card[0]), ['Progress', 'Rate', 'Time left', 'Spent']);
+  assert.equal(cards[0], ['Progress', '65.0%', `${runEnded} of 80 tasks ended`]);
+  assert.match(cards[1]![1]!, /^\d[\d,.]* tasks\/(s|min)$/);
+  assert.is(cards[1]![2], 'average since it started');
+  assert.equal(cards[2], ['Time left', '—', 'measured as tasks end'], 'not guessed from the average: the run may have stopped since');
+  assert.equal(cards[3], ['Spent', scoreText(run.spent.cost), `cost of ${run.spent.tasks} tasks run`]);
+  assert.is(run.spent.tasks, runEnded, 'every completion accepted counts, errors too');
+
+  // Tasks by state: the counts, and the bar's parts in proportion.
+  assert.equal(await shownCounts(page), countsAsShown(run.counts));
+  const bar = page.locator('.run-tasks [role=progressbar]');
+  assert.equal([await bar.getAttribute('aria-valuenow'), await bar.getAttribute('aria-valuemax'), await bar.getAttribute('aria-valuetext')],
+    [String(runEnded), '80', `${runEnded} of 80 tasks ended`]);
+  const parts = await bar.locator('.task-bar-part').evaluateAll((elements) => elements.map((element) =>
+    [(element as HTMLElement).dataset.state!, element.getBoundingClientRect().width / element.parentElement!.getBoundingClientRect().width] as const));
+  assert.equal(parts.map(([state]) => state), ['done', 'dead', 'leased'], 'the states with tasks, ended first');
+  for (const [state, share] of parts) assert.ok(Math.abs(share - run.counts[state]! / 80) < 0.01, `${state}: ${share}`);
+
+  // Errors: the dead tasks with their last error, linked to their iteration's errors and their datapoint.
+  const dead = (await seeded.ada.client.get(`/api/runs/${runs.run}/tasks/`, { state: 'dead' })).body.results as TaskAnswer[];
+  const nameOf = (id: string) => runs.iterations.find((iteration) => iteration.id === id)!.iteration_name;
+  assert.equal(dead.map((task) => `${task.datapoint_order} ${nameOf(task.iteration)}: ${task.last_error}`).sort(),
+    runErrors.map(([order, iteration, error]) => `${order} ${runs.iterations[iteration]!.iteration_name}: ${error}`).sort(), 'the seed\'s errors, as the API lists them');
+  assert.equal(await rows(page, 'errors'), dead.map((task) => [nameOf(task.iteration), `#${task.datapoint_order}`, String(task.attempt), String(task.tries), task.last_error!]));
+  const firstError = page.locator('[data-table="errors"] tbody tr').first();
+  assert.is(await firstError.getByRole('link', { name: nameOf(dead[0]!.iteration) }).getAttribute('href'), `/console/job-iterations/${dead[0]!.iteration}/results?filter=errors`);
+  assert.is(await firstError.getByRole('link', { name: `Datapoint #${dead[0]!.datapoint_order}` }).getAttribute('href'), `/console/datasets/${seeded.datasets[2]!.id}?datapoint=${dead[0]!.datapoint}`);
+  assert.is(await firstError.locator('.error-text').getAttribute('title'), dead[0]!.last_error, 'the whole message in the tooltip');
+
+  // Its iterations, each linked to its results, with what they say so far.
+  const { shown, expected } = await runIterationRows(context, runs.iterations.slice(0, 2));
+  assert.equal(shown, expected);
+  assert.equal(shown.map((row) => row[1]), ['23 / 40 3 errors', '23 / 40 3 errors'], 'the first 26 datapoints ended, three of each iteration\'s dead');
+  assert.equal(await page.locator('[data-iterations] tbody a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    runs.iterations.slice(0, 2).map((iteration) => `/console/job-iterations/${iteration.id}/results`));
+
+  // The project's workers: what each is doing and when it was last heard from.
+  const workers = (await page.locator('[data-workers] tbody tr').evaluateAll((trs) => trs.map((tr) => [
+    tr.querySelector('.worker-name')?.textContent ?? '', tr.querySelector('.worker-host')?.textContent ?? '', ...[...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent?.trim() ?? ''),
+  ]))).sort((a, b) => a[0]!.localeCompare(b[0]!));
+  assert.equal(workers.map((row) => row.slice(0, 4)), [
+    ['eval-worker-1', 'gpu-box-1', 'idle', '0'],
+    ['eval-worker-2', 'gpu-box-2', 'working', String(runHeld)],
+    ['eval-worker-3', 'ada-laptop', 'not seen', '0'],
+  ]);
+  assert.match(workers[0]![4]!, /^(just now|\d+ s ago|\d+ min ago)$/);
+  assert.is(workers[2]![4], '—');
+
+  // Its settings, linked to its job and dataset version.
+  assert.is(await page.locator('.facts').getByRole('link', { name: 'Support bot · judge scoring' }).getAttribute('href'), `/console/jobs/${runs.job.id}`);
+  assert.is(await page.locator('.facts').getByRole('link', { name: 'v3' }).getAttribute('href'), `/console/datasets/${seeded.datasets[2]!.id}`);
+  await page.locator('.live[data-state="live"]').waitFor();
+  await shoot(page, '23-run');
+  await assertAccessible(page, 'a run half way');
+  assertNoProblems(context);
+});
+
+walk('a run\'s page follows it live: completions move its bar, counts and rate, a dead task joins the errors, and its end says why', async (context) => {
+  const { page, seeded } = context;
+  const { runs } = seeded;
+  const client = seeded.ada.client;
+  const [first, second] = [runs.workers[0]!, runs.workers[1]!];
+  await page.locator('.live[data-state="live"]').waitFor();
+  const seen = (ended: number, dead: number) => page.waitForFunction(([ended, dead]) =>
+    document.querySelector('.run-tasks [role=progressbar]')?.getAttribute('aria-valuenow') === ended &&
+    document.querySelector('.task-counts li[data-state="dead"] .task-count')?.textContent === dead &&
+    document.querySelectorAll('[data-table="errors"] tbody tr').length === Number(dead) && document.querySelector('[aria-busy]') === null,
+  [String(ended), String(dead)] as const, { timeout: 10_000, polling: 10 });
+
+  // eval-worker-2 answers what it holds: an error (one try: dead at once) and three results.
+  const sent = performance.now();
+  const reply = await complete(client, second, runs.held.map((task, i) => ({ task: task.id, lease: task.lease, ...(i === 0 ? { status: 'error', error: 'the tool crashed while the page was open' } : { score: 0.7, passed: true, cost: 0.001 }) })));
+  assert.is(reply.status, 200, reply.text);
+  await seen(runEnded + runHeld, runErrors.length + 1);
+  const liveMs = performance.now() - sent;
+  console.log(`  completions reached the run's page in ${liveMs.toFixed(0)} ms (its bar, counts and errors)`);
+  assert.ok(liveMs < interactiveMs, `the run's page moved in ${liveMs.toFixed(0)} ms`);
+  assert.ok((await rows(page, 'errors')).some((row) => row[4] === 'the tool crashed while the page was open'), 'the new error listed');
+  assert.equal((await statCards(page))[0], ['Progress', '70.0%', `${runEnded + runHeld} of 80 tasks ended`]);
+
+  // eval-worker-1 takes the rest and answers half: the rate is now measured over the last seconds.
+  const rest = await lease(client, first, { max: 100, run: runs.run });
+  assert.is(rest.length, 80 - runEnded - runHeld);
+  const half = rest.length / 2;
+  const answer = (tasks: any[]) => complete(client, first, tasks.map((task) => {
+    const { datapoint_order: _order, attempt: _attempt, ...result } = caseResult(task.datapoint.order, 0, 43);
+    return { task: task.id, lease: task.lease, ...result };
+  }));
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.is((await answer(rest.slice(0, half))).status, 200);
+  await seen(runEnded + runHeld + half, runErrors.length + 1);
+  await page.waitForFunction(() => document.querySelectorAll('.stats .stat')[1]?.querySelector('.stat-note')?.textContent === 'tasks ended, last 10 s', undefined, { timeout: 5_000 });
+  const measured = await statCards(page);
+  assert.match(measured[1]![1]!, /^\d[\d,.]* tasks\/(s|min)$/);
+  assert.match(measured[2]![1]!, /^≈ \d/);
+  assert.is(measured[2]![2], 'at this rate');
+  // What it spent follows too (the run asked for again after progress).
+  await page.waitForFunction((tasks) => document.querySelectorAll('.stats .stat')[3]?.querySelector('.stat-note')?.textContent === `cost of ${tasks} tasks run`, runEnded + runHeld + half, { timeout: 5_000 });
+  await settled(page);
+  await shootTop(page, '24-run-live-top'); // docs/console-run.png
+
+  // The last answers end the run: completed, every task ended, how long it took.
+  assert.is((await answer(rest.slice(half))).status, 200);
+  await page.locator('.page-head .actions .badge', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
+  await seen(80, runErrors.length + 1);
+  const run = (await client.get(`/api/runs/${runs.run}/`)).body as RunAnswer;
+  assert.equal([run.status, run.reason], ['completed', 'all_done']);
+  assert.is(await page.locator('.run-sentence').textContent(), `Completed ${dateText(run.finished_at!)}: every task ended.`);
+  const cards = await statCards(page);
+  assert.equal(cards.map((card) => card[0]), ['Progress', 'Rate', 'Took', 'Spent']);
+  assert.equal(cards[0], ['Progress', '100%', '80 of 80 tasks ended']);
+  assert.is(cards[1]![2], 'average over the run');
+  assert.is(cards[2]![2], `ended ${dateText(run.finished_at!)}`);
+  assert.equal(await shownCounts(page), countsAsShown(run.counts));
+  // Its iterations' results follow (results.written), and eval-worker-2 holds nothing any more.
+  const { expected } = await runIterationRows(context, runs.iterations.slice(0, 2));
+  assert.equal(expected.map((row) => row[1]!.split(' ')[0]).map(Number).reduce((sum, scored) => sum + scored, 0), 80 - runErrors.length - 1, 'every datapoint scored but the dead ones');
+  await page.waitForFunction((rows) => JSON.stringify([...document.querySelectorAll('[data-iterations] tbody tr')].map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim()))) === JSON.stringify(rows), expected, { timeout: 10_000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-workers] tbody tr')].some((tr) => tr.textContent?.includes('eval-worker-2') && tr.querySelectorAll('td')[2]?.textContent === '0'), undefined, { timeout: 10_000 });
+  await settled(page);
+  assert.is(await page.locator('.live').getAttribute('data-state'), 'live');
+  await shoot(page, '24-run-finished');
+  await assertAccessible(page, 'a run that ended while its page was open');
+  assertNoProblems(context);
+});
+
+walk('a job\'s runs are live on its page: a new run appears, its progress moves, it ends', async (context) => {
+  const { page, seeded } = context;
+  const { runs } = seeded;
+  const client = seeded.ada.client;
+  await visit(context, `/console/jobs/${runs.job.id}`);
+  await page.locator('.live[data-state="live"]').waitFor();
+  const friendly = runs.iterations[2]!;
+  const firstRow = (expected: string[]) => page.waitForFunction((cells) => {
+    const row = document.querySelector('[data-table="runs"] tbody tr');
+    return JSON.stringify([...(row?.querySelectorAll('td') ?? [])].slice(0, 3).map((td) => td.textContent?.trim())) === JSON.stringify(cells);
+  }, expected, { timeout: 10_000, polling: 10 });
+  const sent = performance.now();
+  const created = await client.post(`/api/jobs/${runs.job.id}/runs/`, { dataset: seeded.datasets[2]!.id, iterations: [friendly.id] });
+  assert.is(created.status, 201, created.text);
+  await firstRow(['friendly-prompt', 'queued', `0 / ${runDatapoints}`]);
+  console.log(`  a new run reached its job's page in ${(performance.now() - sent).toFixed(0)} ms`);
+  assert.is((await rows(page, 'runs')).length, 3);
+
+  const tasks = await lease(client, runs.workers[2]!, { max: 100, run: created.body.id });
+  assert.is(tasks.length, runDatapoints);
+  const answer = (some: any[]) => complete(client, runs.workers[2]!, some.map((task) => ({ task: task.id, lease: task.lease, score: 0.8, passed: true })));
+  assert.is((await answer(tasks.slice(0, 15))).status, 200);
+  await firstRow(['friendly-prompt', 'running', `15 / ${runDatapoints}`]);
+  assert.is((await answer(tasks.slice(15))).status, 200);
+  await firstRow(['friendly-prompt', 'completed', `${runDatapoints} / ${runDatapoints}`]);
+  // The run's completions are the iteration's results: its coverage follows (results.written).
+  await page.waitForFunction(([name, column, coverage]) => [...document.querySelectorAll('[data-table="iterations"] tbody tr')]
+    .find((tr) => tr.textContent?.includes(name))?.querySelectorAll('td')[column]?.textContent === coverage,
+  [friendly.iteration_name, iterationColumns.coverage, `${runDatapoints} / ${runDatapoints}`] as const, { timeout: 10_000 });
+  await page.locator('.page-head .actions .badge', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
+  await settled(page);
+  await shoot(page, '25-job-runs');
+  await assertAccessible(page, 'a job whose run ended while its page was open');
+  assertNoProblems(context);
+});
+
 walk('a job with 10,000 iterations is interactive within a second', async (context) => {
   const { page, seeded } = context;
   await visit(context, `/console/agents/${seeded.agent.id}`);
@@ -912,9 +1178,13 @@ walk('markup and script written into any field are shown as text and never run',
     [`/console/job-iterations/${seeded.hostileIterations[0]}/results`, hostile('result error')],
     [`/console/traces?service_name=${encodeURIComponent(hostile('service name'))}`, hostile('span name')],
     [`/console/traces/${seeded.hostileTraceId}`, hostile('child span name')],
+    [`/console/runs/${seeded.hostileRun}`, hostile('task error')],
   ];
   for (const [path, text] of pages) {
-    await visit(context, path);
+    if (path.startsWith('/console/runs/')) {
+      await visitInConsole(context, path);
+      for (const field of ['worker name', 'worker host']) assert.ok((await page.locator('[data-workers]').innerText()).includes(hostile(field)), `the ${field} as text`);
+    } else await visit(context, path);
     if (path.startsWith('/console/traces/')) {
       await page.locator('.wf-row[data-span-id]').first().click();
       await page.locator('.wf-detail table').first().waitFor();
@@ -930,6 +1200,7 @@ walk('markup and script written into any field are shown as text and never run',
     }), text);
     assert.equal(found, { pwned: undefined, images: 0, scripts: 0, scriptLinks: 0, shown: true }, `${path} shows ${text}`);
     if (path.includes('/console/jobs/')) await shoot(page, '12-hostile-job');
+    if (path.includes('/console/runs/')) await shoot(page, '26-hostile-run');
     if (path.endsWith('/results')) await shoot(page, '17-hostile-results');
   }
   assertNoProblems(context);
