@@ -22,6 +22,9 @@ export interface RunProgressData {
   eta_seconds: number | null;
   /** Its latest rescoring (done of total), as the run answers it. */
   rescore: Run['rescore'];
+  /** What it has spent (as the run answers it), and when its first lease was. */
+  spent: { cost: number; tasks: number };
+  started_at: string | null;
 }
 
 export interface RunProgressOptions {
@@ -99,7 +102,7 @@ export class RunProgress {
       this.samples.delete(id);
       return null;
     }
-    const { run, tasks } = state;
+    const { run, tasks, spending } = state;
     const { counts } = tasks;
     const finished = counts.done + counts.dead + counts.skipped + counts.cancelled;
     const now = clock.nowMs();
@@ -119,6 +122,8 @@ export class RunProgress {
       rate,
       eta_seconds: rate !== null && rate > 0 ? left / rate : left === 0 ? 0 : null,
       rescore: run.rescore,
+      spent: { cost: spending.cost, tasks: spending.executed },
+      started_at: run.started_at,
     };
     if (finished === counts.total) this.samples.delete(id);
     const agent = readModel.jobs.get(run.job)?.agent ?? null;
