@@ -16,6 +16,10 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'startup', load: () => import('./startup.ts') },
   { name: 'package', load: () => import('./package.ts') },
   { name: 'runs', load: () => import('./runs.ts') },
+  // The worker command, the handler worker; scoring on the server adds its row in bench/workers.ts.
+  { name: 'workers', load: () => import('./workers.ts') },
+  // Racing candidates: the simulation's savings, the service's work per completion, one real race.
+  { name: 'races', load: () => import('./races.ts') },
 ];
 
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));

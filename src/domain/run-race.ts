@@ -182,9 +182,12 @@ export function isRaceDecided(race: RaceState): boolean {
 export function advanceRace(race: RaceState, values: readonly RaceValue[], now: string): RaceAdvance | null {
   if (values.length === 0) return null;
   const view = new RaceView(race, values);
+  // Only a candidate whose own values, or the incumbent's, came in can pair or be decided anew.
+  const touched = new Set(values.map(([iteration]) => iteration));
+  const all = touched.has(race.incumbent);
   const candidates: CandidateAdvance[] = [];
   race.candidates.forEach((entry, k) => {
-    if (entry.candidate.state !== 'live') return;
+    if (entry.candidate.state !== 'live' || !(all || touched.has(entry.index))) return;
     const advanced = advanceCandidate(race, view, entry, now);
     if (advanced) candidates.push({ k, ...advanced });
   });
@@ -298,12 +301,14 @@ function datapointValue(race: RaceState, iteration: number, datapoint: number): 
 class RaceView {
   /** Per iteration * datapoints + datapoint: the sum, ok count and ended count with the new values. */
   private readonly pending = new Map<number, { sum: number; oks: number; ended: number }>();
-  private readonly knownSums: Float64Array;
-  private readonly knownCounts: Uint32Array;
+  /** The known totals with the new values: the race's own until a value completes a datapoint, then a copy. */
+  private knownSums: Float64Array;
+  private knownCounts: Uint32Array;
+  private copied = false;
 
   constructor(private readonly race: RaceState, values: readonly RaceValue[]) {
-    this.knownSums = race.knownSum.slice();
-    this.knownCounts = race.knownCount.slice();
+    this.knownSums = race.knownSum;
+    this.knownCounts = race.knownCount;
     const datapoints = race.settings.datapoints;
     for (const [iteration, datapoint, score] of values) {
       const key = iteration * datapoints + datapoint;
@@ -315,6 +320,11 @@ class RaceView {
       }
       this.pending.set(key, entry);
       if (entry.ended === race.attempts) {
+        if (!this.copied) {
+          this.knownSums = race.knownSum.slice();
+          this.knownCounts = race.knownCount.slice();
+          this.copied = true;
+        }
         this.knownSums[iteration]! += entry.oks === 0 ? race.settings.low : entry.sum / entry.oks;
         this.knownCounts[iteration]!++;
       }
