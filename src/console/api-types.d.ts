@@ -78,3 +78,11 @@ export type RunCounts = Schemas['runs.fields.counts'];
 export type TaskState = Schemas['runs.fields.taskState'];
 export type Task = Schemas['runs.task-response'];
 export type Worker = Schemas['workers.worker-response'];
+/** A run's race (null: not a race): its candidates against the incumbent, and the tasks it saved. */
+export type Race = Schemas['runs.fields.race'];
+export type RaceCandidate = Schemas['runs.fields.raceCandidate'];
+export type RaceState = Schemas['runs.fields.raceState'];
+/** A racing run's candidates' bounds, pair by pair (GET /api/runs/{id}/race/). */
+export type RaceHistory = Schemas['runs.race-history-response'];
+/** A comparison's note that a race stopped one of the pair early (null: none did). */
+export type StoppedEarly = Comparable['stopped_early'];

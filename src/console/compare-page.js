@@ -5,6 +5,8 @@
 // iteration's score across, the second's up; a mark picked shows its datapoint and both traces),
 // the datapoints that dropped and rose most, and each dimension's change with its interval. Below
 // that, what the iterations report of themselves (avg_score, dimension_scores) and the code diff.
+// A pair a race stopped early (one of them a candidate stopped against the other, its incumbent)
+// says so first: the race's bound holds, the fixed-sample figures under it do not.
 // The confidence of every interval is chosen on the page and kept in the query string.
 import { ApiError, call, withQuery } from './api.js';
 import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from './dom.js';
@@ -22,6 +24,7 @@ import { table } from './table.js';
  * @typedef {import('./api-types.js').Flips} Flips
  * @typedef {import('./api-types.js').Comparable} Comparable
  * @typedef {import('./api-types.js').IterationComparison} Comparison
+ * @typedef {NonNullable<import('./api-types.js').StoppedEarly>} StoppedEarly
  */
 
 /** The confidences offered (the API says which it takes, and its default: the answer's `confidence`). */
@@ -133,6 +136,7 @@ export async function comparePage({ params, query, signal }) {
 
   return h('div', {},
     head([h('label', { class: 'confidence-pick' }, 'Confidence', picker)]),
+    results.stopped_early ? stoppedEarlyNotice(results.stopped_early, from, names) : null,
     verdictSlot,
     flipsRow(results.passed),
     datapointsSection(pairs, results, names, signal),
@@ -201,6 +205,31 @@ function verdictBlock(results, names) {
     h('p', { class: 'verdict-explain' }, explain),
     h('p', { class: 'verdict-notes' }, notes),
     unpaired.length > 0 ? h('p', { class: 'verdict-notes', dataset: { unpaired: '' } }, `Not paired: ${unpaired.join(', ')} (never imputed).`) : null);
+}
+
+/** How a race stopped a candidate, as the notice says it ("stopped as worse than the incumbent"). @type {Record<string, string>} */
+const stoppedWords = { worse: 'as worse than', cannot_win: 'as unable to beat', better: 'as better than' };
+
+/**
+ * A race stopped one of the two against the other early: which, when (pairs of datapoints), the
+ * race's bound on the mean difference and its level, linked to the run; and that the fixed-sample
+ * intervals and p-values below (the verdict's among them) do not apply, in the API's words.
+ * @param {StoppedEarly} stopped
+ * @param {Side} from
+ * @param {{ from: string, to: string }} names
+ */
+function stoppedEarlyNotice(stopped, from, names) {
+  const [candidate, incumbent] = stopped.iteration === from.id ? [names.from, names.to] : [names.to, names.from];
+  const method = stopped.method === 'exact_maximum' ? 'exact: it could not win even with the top score on every datapoint left' : 'confidence sequence';
+  return h('section', { class: 'block stopped-early', 'aria-labelledby': 'stopped-early-title', dataset: { stoppedEarly: stopped.state } },
+    h('h2', { id: 'stopped-early-title' }, 'Stopped early by a race'),
+    h('p', { class: 'stopped-early-sentence' },
+      h('strong', {}, candidate), ` was stopped ${stoppedWords[stopped.state] ?? `(${stopped.state}) against`} `, h('strong', {}, incumbent),
+      ` at ${count(stopped.pairs)} of ${count(stopped.datapoints)} datapoints by `, link(`/console/runs/${stopped.run}`, 'the racing run'), '.'),
+    h('p', { class: 'stopped-early-bound' },
+      `The race\u2019s bound on the mean difference (${names.to} − ${names.from}) when it stopped: `,
+      h('strong', { dataset: { bound: '' } }, deltaInterval(stopped)), `, at α = ${score(stopped.alpha)} (${method}), valid however often the race looked.`),
+    h('p', { class: 'stopped-early-note' }, h('strong', {}, 'The fixed-sample p-values and intervals below do not apply. '), stopped.note));
 }
 
 /**

@@ -4,8 +4,9 @@
 // version, some failed, some errors, some traced, some datapoints missing; two of them compare with
 // a verdict, flips and traced regressions), a finished job with
 // 10,000 iterations, traces (one of 2,000 spans), a job evaluated by runs (one ended by its
-// budget, one half way with dead tasks, driven by workers over HTTP), and a second project in which
-// every field a person or an agent writes holds markup and script.
+// budget, one half way with dead tasks, driven by workers over HTTP), a project whose run races four
+// candidates against an incumbent (one already stopped as worse, the race half way), and a second
+// project in which every field a person or an agent writes holds markup and script.
 import * as assert from 'uvu/assert';
 import type { Client } from '../helpers/client.ts';
 import { createApiKey, registerUser, type Member } from '../helpers/fixtures.ts';
@@ -50,7 +51,33 @@ export interface Seeded {
   hostileRun: string;
   results: SeededResults;
   runs: SeededRuns;
+  race: SeededRace;
 }
+
+/**
+ * A project of its own (Returns desk) whose job races four candidates against its incumbent on 60
+ * datapoints (score range [0, 1], alpha 0.05, at least 10 pairs), driven by a worker over HTTP:
+ * the incumbent's results were written before the run (it is not run), and the seed pairs the
+ * first `raceSeededPairs` datapoints of the run's order. By then v8-terse is stopped as worse; the
+ * rest of the race (`raceRounds`) stops v8-strict-json as cannot_win (the exact rule), and
+ * v8-few-shot and v8-reasoning run to the end (finished).
+ */
+export interface SeededRace {
+  project: { id: string; name: string };
+  job: { id: string };
+  dataset: string;
+  /** returns-v7, its results written beforehand. */
+  incumbent: { id: string; iteration_name: string };
+  /** v8-terse, v8-strict-json, v8-few-shot, v8-reasoning: the run's iterations, in its order. */
+  candidates: { id: string; iteration_name: string }[];
+  run: string;
+  worker: { id: string; name: string };
+}
+
+export const raceDatapoints = 60;
+/** Datapoints the seed pairs (of the run's order) before the tests look. */
+export const raceSeededPairs = 30;
+export const raceCandidateNames = ['v8-terse', 'v8-strict-json', 'v8-few-shot', 'v8-reasoning'];
 
 /** The job evaluated by runs (of the agent's v3, 40 datapoints), and the workers that ran them. */
 export interface SeededRuns {
@@ -207,9 +234,10 @@ export async function seedConsole(anonymous: Client): Promise<Seeded> {
   const hostileSeed = await seedHostile(client);
   const results = await seedResults(client, running, datasets[2]!.id);
   const runs = await seedRuns(client, project.id, agent.id, datasets[2]!.id);
+  const race = await seedRace(client);
   return {
     ada, apiKey, project, members: [ada.email, ...members], agent, longAgent, datasets,
-    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed, results, runs,
+    runningJob, runningIterations: running, bigJob, bigTraceId, traceIds, ...hostileSeed, results, runs, race,
   };
 }
 
@@ -437,4 +465,68 @@ async function seedRuns(client: Client, project: string, agent: string, dataset:
     job, iterations, budgetRun: budgetRun.id, run: run.id, workers,
     held: held.map((task) => ({ id: task.id as string, lease: task.lease as string })),
   };
+}
+
+/** A number in [0, 1) from a seed, the same on every run of the test. */
+function unit(seed: number): number {
+  const noise = Math.sin(seed * 12.9898 + 78.233) * 43758.5453;
+  return noise - Math.floor(noise);
+}
+
+/**
+ * A race's score of a datapoint: how hard the datapoint is (shared by every iteration, so that the
+ * paired differences vary less than the scores), plus each iteration's own effect and noise, in
+ * [0, 1]. `iteration` 0 is the incumbent, 1-4 the candidates in `raceCandidateNames`' order.
+ */
+export function raceScore(iteration: number, order: number): number {
+  const ease = 0.7 + 0.2 * (unit(order + 1) - 0.5);
+  const [effect, spread] = ([[0, 0.06], [-0.5, 0.12], [-0.12, 0.1], [0.005, 0.14], [0.04, 0.12]] as const)[iteration]!;
+  const value = ease + effect + spread * (unit(order * 31 + iteration * 977 + 5) - 0.5);
+  return Math.round(Math.min(1, Math.max(0, value)) * 1000) / 1000;
+}
+
+/**
+ * Runs a race on, a datapoint at a time (a lease of as many tasks as it has live candidates, each
+ * completed with `raceScore`), until `pairs` datapoints of its order are paired or nothing is left.
+ */
+export async function raceRounds(client: Client, worker: { id: string }, race: Pick<SeededRace, 'run' | 'candidates'>, pairs: number): Promise<void> {
+  const index = (iteration: string) => race.candidates.findIndex((candidate) => candidate.id === iteration) + 1;
+  for (;;) {
+    const run = (await client.get(`/api/runs/${race.run}/`)).body as { race: { candidates: { state: string; pairs: number }[] } };
+    const live = run.race.candidates.filter((candidate) => candidate.state === 'live');
+    if (live.length === 0 || Math.min(...live.map((candidate) => candidate.pairs)) >= pairs) return;
+    const tasks = await lease(client, worker, { max: live.length, run: race.run });
+    if (tasks.length === 0) return;
+    await accepted(client, worker, tasks.map((task) => {
+      const score = raceScore(index(task.iteration.id), task.datapoint.order);
+      return { task: task.id, lease: task.lease, score, passed: score >= 0.6, cost: 0.0012 };
+    }));
+  }
+}
+
+/** The Returns desk project, its incumbent's results, and its race half way (see `SeededRace`). */
+async function seedRace(client: Client): Promise<SeededRace> {
+  const project = await created(client, '/api/projects/', { name: 'Returns desk', slug: 'returns-desk', description: 'The agent that handles return and refund requests.' });
+  const agent = await created(client, '/api/agents/', { project: project.id, name: 'returns-bot', slug: 'returns-bot', display_name: 'Returns bot', model: 'gpt-4o-mini' });
+  const dataset = await created(client, '/api/datasets/', {
+    agent: agent.id, name: 'returns v1', make_active: true, datapoints: Array.from({ length: raceDatapoints }, (_, i) => ({
+      input: { question: `Can I return order #${4100 + i}? (case ${i + 1})` }, expected_output: i % 4 === 0 ? 'Refund to the original payment method.' : 'Yes, within 30 days.', persona: ['customer', 'courier'][i % 2],
+    })),
+  });
+  const job = await created(client, '/api/jobs/', { agent: agent.id, job_type: 'prompt_tuning', status: 'running', baseline_score: 0.84, prompt_slug: 'returns-answer', analyzer_model: 'gpt-4o' });
+  const names = ['returns-v7', ...raceCandidateNames];
+  const iterations: { id: string; iteration_name: string }[] = [];
+  for (const [i, name] of names.entries()) {
+    iterations.push(await created(client, '/api/job-iterations/', { job: job.id, iteration_name: name, order: i, agent_code: agentCode(60 + i), description: i === 0 ? 'The best so far' : `Candidate ${name}` }));
+  }
+  const [incumbent, ...candidates] = iterations as [typeof iterations[number], ...typeof iterations];
+  await writeResults(client, incumbent.id, dataset.id, Array.from({ length: raceDatapoints }, (_, order) => ({ datapoint_order: order, score: raceScore(0, order), passed: raceScore(0, order) >= 0.6 })));
+  const run = await created(client, `/api/jobs/${job.id}/runs/`, {
+    dataset: dataset.id, iterations: candidates.map((candidate) => candidate.id), seed: 7,
+    race: { incumbent: incumbent.id, alpha: 0.05, min_pairs: 10, score_range: [0, 1] },
+  });
+  const worker = await registerWorker(client, { project: project.id, name: 'returns-worker-1', host: 'gpu-box-3' });
+  const race = { project: { id: project.id as string, name: project.name as string }, job: { id: job.id as string }, dataset: dataset.id as string, incumbent, candidates, run: run.id as string, worker: { id: worker.id as string, name: worker.name as string } };
+  await raceRounds(client, worker, race, raceSeededPairs);
+  return race;
 }

@@ -3,7 +3,9 @@
 // job live (its new iterations and results), an iteration's results with their filters (and live), two
 // iterations' results compared (the verdict, flips, a scatter of every datapoint, regressions with
 // their traces), a job's runs and a run's page (its progress, tasks by state, errors, iterations
-// and workers, live as workers complete its tasks), measures the two heavy pages, checks reload and
+// and workers, live as workers complete its tasks), a racing run's race (the chart of its
+// candidates' bounds, their stops, the tasks saved, live as the race is decided) and the notice on
+// a comparison a race stopped early, measures the two heavy pages, checks reload and
 // back/forward, and plants markup and script in every kind of field to see that none of it runs. Every page passes axe-core (WCAG 2
 // A/AA, no serious or critical violation). A full-page screenshot of each page is saved in the
 // folder printed at the start, for a person to look at.
@@ -19,7 +21,7 @@ import { assertAccessible } from './axe.ts';
 import { complete, lease } from '../helpers/run-fixtures.ts';
 import {
   bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRegressed, resultRetried, resultTracedComplete,
-  runDatapoints, runEnded, runErrors, runHeld, runningIterations, seedConsole, writeResults, type Seeded,
+  raceDatapoints, raceRounds, raceSeededPairs, runDatapoints, runEnded, runErrors, runHeld, runningIterations, seedConsole, writeResults, type Seeded,
 } from './console-seed.ts';
 
 const screenshots = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'overmind-console-screenshots');
@@ -94,23 +96,19 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
 }
 
+/** 1280 x 900 of the page from an element's top (less a margin): docs/console-race.png, a race section being below its run's head. */
+async function shootFrom(page: Page, selector: string, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const top = await page.locator(selector).evaluate((element) => element.getBoundingClientRect().top + window.scrollY);
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  const y = Math.max(0, Math.min(top - 16, height - 900));
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true, clip: { x: 0, y, width: 1280, height: 900 } });
+}
+
 /** The top 1280 x 900 of the page, as the README's pictures are (docs/console-job.png, docs/console-run.png). */
 async function shootTop(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 900 } });
-}
-
-/**
- * Shows a console page the way a link inside the console does (no page load). The service answers
- * the console's page at the paths it lists, and a run's page (/console/runs/<id>) is not one of them
- * yet: it is reached from inside the console.
- */
-async function visitInConsole(context: Context, path: string): Promise<void> {
-  await context.page.evaluate((to) => {
-    history.pushState(null, '', to);
-    window.dispatchEvent(new Event('console:navigate'));
-  }, path);
-  await settled(context.page);
 }
 
 /** The text of each cell of each row of the table under `key`. */
@@ -157,7 +155,7 @@ walk('sign in with email and password; a wrong password says why; sign-out forge
   assert.is(await page.evaluate(() => sessionStorage.length), 0, 'nothing kept after a failed sign-in');
 
   await signInAndSettle(page, 'ada@example.com', password);
-  assert.equal((await rows(page, 'projects')).map((row) => row[0]), [hostile('project name'), 'Customer support']);
+  assert.equal((await rows(page, 'projects')).map((row) => row[0]), [hostile('project name'), 'Customer support', 'Returns desk']);
   assert.is(await page.locator('#who-name').textContent(), 'ada@example.com');
   assert.ok(await page.evaluate(() => sessionStorage.getItem('overmind.console.token')), 'the token is kept for the tab');
   assert.is(await page.evaluate(() => localStorage.length), 0, 'and nowhere that outlives the tab');
@@ -874,10 +872,8 @@ walk('a job evaluated by runs lists them, newest first, with their status and pr
 walk('a run: its progress, rate and time left, tasks by state, errors, iterations with their results, the workers of its project, and its settings', async (context) => {
   const { page, seeded } = context;
   const { runs } = seeded;
-  await visit(context, `/console/jobs/${runs.job.id}`);
-  await page.locator('[data-table="runs"]').getByRole('link', { name: 'baseline-prompt and concise-prompt' }).click();
-  await settled(page);
-  assert.is(new URL(page.url()).pathname, `/console/runs/${runs.run}`);
+  // A run's page has its own URL: loaded directly (the job's page links to it, checked above).
+  await visit(context, `/console/runs/${runs.run}`);
   const run = (await seeded.ada.client.get(`/api/runs/${runs.run}/`)).body as RunAnswer;
   const done = runEnded - runErrors.length;
   assert.equal([run.status, run.counts], ['running', { total: 80, queued: 80 - runEnded - runHeld, leased: runHeld, done, dead: runErrors.length, skipped: 0, cancelled: 0 }]);
@@ -944,6 +940,15 @@ walk('a run: its progress, rate and time left, tasks by state, errors, iteration
   await page.locator('.live[data-state="live"]').waitFor();
   await shoot(page, '23-run');
   await assertAccessible(page, 'a run half way');
+
+  // Reload shows it again, as it is, and follows it live again.
+  const before = { counts: await shownCounts(page), errors: await rows(page, 'errors'), iterations: await sectionRows(page, 'Iterations') };
+  await page.reload();
+  await settled(page);
+  assert.is(new URL(page.url()).pathname, `/console/runs/${runs.run}`);
+  assert.is(await page.locator('h1').textContent(), 'baseline-prompt and concise-prompt on dataset v3', 'reload keeps the page and the sign-in');
+  assert.equal({ counts: await shownCounts(page), errors: await rows(page, 'errors'), iterations: await sectionRows(page, 'Iterations') }, before);
+  await page.locator('.live[data-state="live"]').waitFor();
   assertNoProblems(context);
 });
 
@@ -1050,6 +1055,234 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   await settled(page);
   await shoot(page, '25-job-runs');
   await assertAccessible(page, 'a job whose run ended while its page was open');
+  assertNoProblems(context);
+});
+
+interface RaceCandidateAnswer {
+  iteration: string; state: string; pairs: number; low: number; high: number; stopped_at: number | null; decided_at: string | null;
+  stop: { pairs: number; datapoints: number; bound: number; alpha: number; method: string } | null;
+}
+interface RaceRunAnswer extends RunAnswer { race: { incumbent: string; alpha: number; min_pairs: number; score_range: number[]; tasks_saved: number; candidates: RaceCandidateAnswer[] } }
+interface RaceHistoryAnswer { datapoints: number; tasks_total: number; tasks_saved: number; candidates: { iteration: string; state: string; stopped_at: number | null; pairs: number[]; low: number[]; high: number[] }[] }
+
+const raceStateWords: Record<string, string> = { live: 'live', worse: 'worse', better: 'better', cannot_win: 'cannot win', finished: 'finished' };
+const deltaInterval = (low: number, high: number) => `[${meanDelta(low)}, ${meanDelta(high)}]`;
+/** A candidate's bounds as the race shows them: an interval, or, once they meet, the exact mean difference. */
+const raceBounds = (low: number, high: number) => (low === high ? `${meanDelta(low)} exact` : deltaInterval(low, high));
+/** A share as run-page.js's percentOf writes it. */
+const percentOf = (share: number) => (share >= 1 ? '100%' : `${(Math.floor(share * 1000) / 10).toFixed(1)}%`);
+
+/** Why a candidate stands where it does, as the race's table says it. */
+function raceWhy(candidate: RaceCandidateAnswer, minPairs: number): string {
+  const { stop } = candidate;
+  if (stop?.method === 'exact_maximum') return `at most ${meanDelta(stop.bound)} on the incumbent even scoring 1 on the ${stop.datapoints - stop.pairs} datapoints left (exact)`;
+  if (stop) return `${candidate.state === 'better' ? `lower bound ${meanDelta(stop.bound)} > 0` : `upper bound ${meanDelta(stop.bound)} < 0`} (confidence sequence, α = ${scoreText(stop.alpha)})`;
+  if (candidate.state === 'finished') return 'every datapoint paired: the exact mean difference';
+  return candidate.pairs < minPairs ? `fewer than ${minPairs} pairs: no stop yet` : 'racing: its bounds hold 0';
+}
+
+/** The race's table as it should read for the run's answer: candidate, state, paired, bounds, stopped at, why. */
+function raceRows(run: RaceRunAnswer, nameOf: (id: string) => string): string[][] {
+  return run.race.candidates.map((candidate) => [
+    nameOf(candidate.iteration), raceStateWords[candidate.state]!, `${candidate.pairs} / ${raceDatapoints}`, raceBounds(candidate.low, candidate.high),
+    candidate.stopped_at === null ? '—' : `${candidate.stopped_at} pairs`, raceWhy(candidate, run.race.min_pairs),
+  ]);
+}
+
+/** The race's stat cards as they should read: tasks saved of the full grid, stopped, still racing. */
+function raceCards(run: RaceRunAnswer): string[][] {
+  const { candidates, tasks_saved: saved } = run.race;
+  const live = candidates.filter((candidate) => candidate.state === 'live');
+  const byState = ['worse', 'cannot_win', 'better', 'live', 'finished'].map((state) => [state, candidates.filter((candidate) => candidate.state === state).length] as const)
+    .filter(([, n]) => n > 0).map(([state, n]) => `${n} ${raceStateWords[state]}`).join(' · ');
+  return [
+    ['Tasks saved', `${saved} of ${run.counts.total}`, `${percentOf(saved / run.counts.total)} of the full grid not run`],
+    ['Stopped', `${candidates.length - live.length - candidates.filter((candidate) => candidate.state === 'finished').length} of ${candidates.length}`, byState],
+    ['Still racing', `${live.length} of ${candidates.length}`, live.length > 0 ? `the least paired at ${Math.min(...live.map((candidate) => candidate.pairs))} of ${raceDatapoints}` : 'every candidate decided'],
+  ];
+}
+
+/** What the race chart should draw for a history: x (every pair any candidate has), then each candidate's upper and lower bound. */
+function raceSeries(history: RaceHistoryAnswer): (number | null)[][] {
+  const xs = [...new Set(history.candidates.flatMap((candidate) => candidate.pairs))].sort((a, b) => a - b);
+  return [xs, ...history.candidates.flatMap((candidate) => {
+    const at = (values: number[]) => xs.map((x) => { const i = candidate.pairs.indexOf(x); return i < 0 ? null : values[i]!; });
+    return [at(candidate.high), at(candidate.low)];
+  })];
+}
+
+/** What the page shows of its race: the stat cards, the table's rows and the chart's data. */
+async function shownRace(page: Page): Promise<{ cards: string[][]; rows: string[][]; chart: (number | null)[][] | undefined }> {
+  const cards = await page.locator('[data-race] .stat').evaluateAll((elements) => elements.map((card) =>
+    [card.querySelector('.stat-label')?.textContent ?? '', card.querySelector('.stat-value')?.textContent ?? '', card.querySelector('.stat-note')?.textContent ?? '']));
+  const rows = await page.locator('[data-race-candidates] tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? '')));
+  const chart = await page.evaluate(async () => {
+    const { raceChartData } = await import('/static/console/race-chart.js' as string);
+    return raceChartData(document.querySelector('.race-chart')) as (number | null)[][] | undefined;
+  });
+  return { cards, rows, chart };
+}
+
+/** Waits until the page's race reads as the run and its history say now. */
+async function raceAsAnswered(context: Context, timeout = 10_000): Promise<{ run: RaceRunAnswer; history: RaceHistoryAnswer }> {
+  const { page, seeded } = context;
+  const client = seeded.ada.client;
+  const run = (await client.get(`/api/runs/${seeded.race.run}/`)).body as RaceRunAnswer;
+  const history = (await client.get(`/api/runs/${seeded.race.run}/race/`)).body as RaceHistoryAnswer;
+  const expected = { cards: raceCards(run), rows: raceRows(run, raceNameOf(context)), chart: raceSeries(history) };
+  await page.evaluate(async () => {
+    (window as any).raceChartDataOf = (await import('/static/console/race-chart.js' as string)).raceChartData;
+  });
+  await page.waitForFunction((want) => {
+    const cards = [...document.querySelectorAll('[data-race] .stat')].map((card) =>
+      [card.querySelector('.stat-label')?.textContent ?? '', card.querySelector('.stat-value')?.textContent ?? '', card.querySelector('.stat-note')?.textContent ?? '']);
+    const rows = [...document.querySelectorAll('[data-race-candidates] tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent?.trim() ?? ''));
+    const chart = (window as any).raceChartDataOf(document.querySelector('.race-chart'));
+    return JSON.stringify({ cards, rows, chart }) === JSON.stringify(want);
+  }, expected, { timeout, polling: 20 }).catch(async (error) => {
+    assert.equal(await shownRace(page), expected, `the race as answered (${(error as Error).message})`);
+  });
+  return { run, history };
+}
+
+function raceNameOf(context: Context): (id: string) => string {
+  const { race } = context.seeded;
+  return (id: string) => [race.incumbent, ...race.candidates].find((iteration) => iteration.id === id)?.iteration_name ?? id;
+}
+
+walk('a racing run: its race as a chart of each candidate\'s bounds narrowing (0 and the stops marked), its candidates with state, pairs, bounds, where and why stopped, and the tasks saved of the full grid', async (context) => {
+  const { page, seeded } = context;
+  const { race } = seeded;
+  const nameOf = raceNameOf(context);
+  await visit(context, `/console/runs/${race.run}`);
+  await page.locator('.live[data-state="live"]').waitFor();
+  const { run, history } = await raceAsAnswered(context);
+  // The seed's race: v8-terse stopped as worse by its confidence sequence, the rest live at 30 pairs.
+  assert.equal(run.race.candidates.map((candidate) => [nameOf(candidate.iteration), candidate.state]),
+    [['v8-terse', 'worse'], ['v8-strict-json', 'live'], ['v8-few-shot', 'live'], ['v8-reasoning', 'live']]);
+  const terse = run.race.candidates[0]!;
+  assert.ok(terse.stopped_at! >= run.race.min_pairs && terse.stopped_at! < raceSeededPairs && terse.high < 0, `stopped at ${terse.stopped_at}`);
+  assert.equal([terse.stop!.method, terse.stop!.alpha], ['confidence_sequence', 0.05 / 4]);
+  assert.ok(run.race.candidates.slice(1).every((candidate) => candidate.pairs === raceSeededPairs));
+  assert.equal([history.datapoints, history.tasks_total, history.tasks_saved], [raceDatapoints, 4 * raceDatapoints, run.race.tasks_saved]);
+  assert.is(run.race.tasks_saved, raceDatapoints - terse.stopped_at!, 'v8-terse\'s tasks after its stop were not run');
+
+  assert.is(await page.locator('h1').textContent(), 'v8-terse, v8-strict-json and 2 more on dataset v1');
+  assert.equal(await page.locator('.trail a').allTextContents(), ['Projects', 'Returns desk', 'Returns bot · prompt tuning']);
+  const shown = await shownRace(page);
+  assert.equal(shown.cards[0], ['Tasks saved', `${raceDatapoints - terse.stopped_at!} of 240`, `${percentOf((raceDatapoints - terse.stopped_at!) / 240)} of the full grid not run`]);
+  assert.equal(shown.cards.slice(1), [['Stopped', '1 of 4', '1 worse · 3 live'], ['Still racing', '3 of 4', `the least paired at ${raceSeededPairs} of ${raceDatapoints}`]]);
+  assert.equal(shown.rows[0], ['v8-terse', 'worse', `${terse.pairs} / 60`, deltaInterval(terse.low, terse.high), `${terse.stopped_at} pairs`, `upper bound ${meanDelta(terse.high)} < 0 (confidence sequence, α = 0.0125)`]);
+  assert.equal(shown.rows.slice(1).map((row) => [row[1], row[2], row[4], row[5]]), [1, 2, 3].map(() => ['live', `${raceSeededPairs} / 60`, '—', 'racing: its bounds hold 0']));
+  // Each candidate linked to its results; the incumbent named (and linked) in the lead and the settings.
+  assert.equal(await page.locator('[data-race-candidates] tbody a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    race.candidates.map((candidate) => `/console/job-iterations/${candidate.id}/results`));
+  assert.is(await page.locator('.race-lead a').getAttribute('href'), `/console/job-iterations/${race.incumbent.id}/results`);
+  assert.is(await page.locator('.race-lead a').textContent(), 'returns-v7');
+  assert.ok((await page.locator('.facts').textContent())?.includes('against returns-v7, α = 0.05 (0.0125 a candidate), at least 10 pairs, scores in [0, 1], better ones run on'));
+  // The chart: every pair of every candidate's history, the band between its bounds; v8-terse's ends where it was stopped.
+  const [xs, terseHigh] = shown.chart!;
+  assert.equal(xs, Array.from({ length: raceSeededPairs }, (_, i) => i + 1), 'a point a pair (fewer than 256)');
+  assert.is(terseHigh!.filter((value) => value !== null).length, terse.stopped_at, 'v8-terse\'s band ends at its stop');
+  assert.ok(await page.locator('.race-plot[role="img"]').getAttribute('aria-label'), 'the chart is named for screen readers');
+  assert.is(await page.locator('.race-legend-head').textContent(), 'Latest bounds');
+  assert.equal(await page.locator('.race-legend li').allTextContents(), history.candidates.map((candidate) =>
+    `${nameOf(candidate.iteration)}${deltaInterval(candidate.low.at(-1)!, candidate.high.at(-1)!)} at ${candidate.pairs.at(-1)}`));
+  // Hovering reads the bands at the cursor's pairs.
+  await page.locator('.race-plot').scrollIntoViewIfNeeded();
+  const box = (await page.locator('.race-plot .u-over').boundingBox())!;
+  await page.mouse.move(box.x + box.width * (12 / raceDatapoints), box.y + box.height / 2);
+  await page.waitForFunction(() => /^Bounds at \d+ pairs$/.test(document.querySelector('.race-legend-head')?.textContent ?? ''));
+  const at = Number((await page.locator('.race-legend-head').textContent())!.match(/\d+/)![0]);
+  const i = history.candidates[1]!.pairs.indexOf(at);
+  assert.ok((await page.locator('.race-legend li').nth(1).textContent())?.endsWith(deltaInterval(history.candidates[1]!.low[i]!, history.candidates[1]!.high[i]!)), `v8-strict-json at ${at}`);
+  await page.mouse.move(0, 0);
+  await shoot(page, '27-race');
+  await assertAccessible(page, 'a racing run');
+
+  // Its own URL: reload shows the race again.
+  await page.reload();
+  await settled(page);
+  assert.equal(await shownRace(page), shown, 'reload shows the same race');
+  await page.locator('.live[data-state="live"]').waitFor();
+  assertNoProblems(context);
+});
+
+walk('a race followed live: as the worker goes on, v8-strict-json is stopped (cannot win, the exact rule), the others run to the end, and the chart, table and tasks saved follow', async (context) => {
+  const { page, seeded } = context;
+  const { race } = seeded;
+  const client = seeded.ada.client;
+  // On to 50 pairs: v8-strict-json cannot win before (its exact rule), v8-few-shot and v8-reasoning race on.
+  const sent = performance.now();
+  await raceRounds(client, race.worker, race, 50);
+  await page.locator('[data-race-candidates] tbody tr').nth(1).locator('.badge', { hasText: 'cannot win' }).waitFor({ timeout: 10_000 });
+  console.log(`  a race's decision reached its run's page in ${(performance.now() - sent).toFixed(0)} ms (50 pairs run meanwhile)`);
+  const { run } = await raceAsAnswered(context);
+  const strict = run.race.candidates[1]!;
+  assert.equal([strict.state, strict.stop!.method], ['cannot_win', 'exact_maximum']);
+  assert.ok(strict.stop!.bound <= 0 && strict.high > 0, 'exact: it cannot win, though its sequence still holds 0');
+  assert.equal(run.race.candidates.map((candidate) => candidate.state), ['worse', 'cannot_win', 'live', 'live']);
+  assert.is((await shownRace(page)).rows[1]![5], `at most ${meanDelta(strict.stop!.bound)} on the incumbent even scoring 1 on the ${raceDatapoints - strict.stopped_at!} datapoints left (exact)`);
+  await settled(page);
+  await shootFrom(page, '[data-race]', '28-race-live'); // docs/console-race.png
+  await assertAccessible(page, 'a race, live');
+
+  // The rest: the live two pair every datapoint, and the run ends.
+  await raceRounds(client, race.worker, race, raceDatapoints);
+  await page.locator('.page-head .actions .badge', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
+  const ended = await raceAsAnswered(context);
+  assert.equal([ended.run.status, ended.run.reason], ['completed', 'all_done']);
+  assert.equal(ended.run.race.candidates.map((candidate) => [candidate.state, candidate.pairs]), [['worse', terseStop(ended.run)], ['cannot_win', strict.stopped_at], ['finished', 60], ['finished', 60]]);
+  assert.is(ended.run.counts.skipped, ended.run.race.tasks_saved);
+  const finished = ended.run.race.candidates[2]!;
+  assert.is(finished.low, finished.high, 'every datapoint paired: the exact mean difference');
+  assert.is((await shownRace(page)).rows[2]![3], `${meanDelta(finished.low)} exact`);
+  assert.equal((await shownRace(page)).cards[2], ['Still racing', '0 of 4', 'every candidate decided']);
+  await settled(page);
+  await shoot(page, '29-race-finished');
+  await assertAccessible(page, 'a race that ended while its page was open');
+  assertNoProblems(context);
+});
+
+function terseStop(run: RaceRunAnswer): number {
+  return run.race.candidates[0]!.stopped_at!;
+}
+
+walk('a pair a race stopped early, compared: the notice before the verdict (who stopped whom, at how many datapoints, the race\'s bound) says the fixed-sample figures do not apply, linked to the run', async (context) => {
+  const { page, seeded } = context;
+  const { race } = seeded;
+  const [terse, strict, fewShot] = race.candidates;
+  const path = `/console/job-iterations/${race.incumbent.id}/compare/${terse!.id}`;
+  await visit(context, path);
+  const results = (await seeded.ada.client.get(`/api/job-iterations/${race.incumbent.id}/compare/${terse!.id}/`)).body.results;
+  const stopped = results.stopped_early as { run: string; iteration: string; state: string; pairs: number; datapoints: number; low: number; high: number; alpha: number; method: string; note: string };
+  assert.equal([stopped.run, stopped.iteration, stopped.state, stopped.datapoints], [race.run, terse!.id, 'worse', raceDatapoints]);
+  const notice = page.locator('[data-stopped-early]');
+  assert.is(await notice.getAttribute('data-stopped-early'), 'worse');
+  assert.is(await notice.locator('.stopped-early-sentence').textContent(), `v8-terse was stopped as worse than returns-v7 at ${stopped.pairs} of 60 datapoints by the racing run.`);
+  assert.is(await notice.locator('.stopped-early-bound').textContent(),
+    `The race’s bound on the mean difference (v8-terse − returns-v7) when it stopped: ${deltaInterval(stopped.low, stopped.high)}, at α = 0.0125 (confidence sequence), valid however often the race looked.`);
+  assert.is(await notice.locator('.stopped-early-note').textContent(), `The fixed-sample p-values and intervals below do not apply. ${stopped.note}`);
+  const tops = await Promise.all(['[data-stopped-early]', '[data-verdict]'].map(async (selector) => (await page.locator(selector).boundingBox())!.y));
+  assert.ok(tops[0]! < tops[1]!, 'the notice comes before the verdict');
+  assert.is(await page.locator('[data-verdict]').getAttribute('data-verdict'), results.verdict, 'the verdict is still given, under it');
+  await shoot(page, '30-compare-stopped-early');
+  await assertAccessible(page, 'a pair a race stopped early, compared');
+
+  // The other way round, a candidate stopped by the exact rule: the bound as to − from.
+  await visit(context, `/console/job-iterations/${strict!.id}/compare/${race.incumbent.id}`);
+  const reversed = (await seeded.ada.client.get(`/api/job-iterations/${strict!.id}/compare/${race.incumbent.id}/`)).body.results.stopped_early;
+  assert.is(await notice.locator('.stopped-early-sentence').textContent(), `v8-strict-json was stopped as unable to beat returns-v7 at ${reversed.pairs} of 60 datapoints by the racing run.`);
+  assert.ok((await notice.locator('.stopped-early-bound').textContent())?.startsWith(`The race’s bound on the mean difference (returns-v7 − v8-strict-json) when it stopped: ${deltaInterval(reversed.low, reversed.high)}, at α = 0.0125 (exact:`));
+  // A candidate that ran to the end: no notice.
+  await visit(context, `/console/job-iterations/${race.incumbent.id}/compare/${fewShot!.id}`);
+  assert.is(await page.locator('[data-stopped-early]').count(), 0, 'a finished candidate was not stopped');
+  // The notice's link: the run's page, its race.
+  await visit(context, path);
+  await notice.getByRole('link', { name: 'the racing run' }).click();
+  await settled(page);
+  assert.is(new URL(page.url()).pathname, `/console/runs/${race.run}`);
+  await page.locator('[data-race]').waitFor();
   assertNoProblems(context);
 });
 
@@ -1181,10 +1414,10 @@ walk('markup and script written into any field are shown as text and never run',
     [`/console/runs/${seeded.hostileRun}`, hostile('task error')],
   ];
   for (const [path, text] of pages) {
+    await visit(context, path);
     if (path.startsWith('/console/runs/')) {
-      await visitInConsole(context, path);
       for (const field of ['worker name', 'worker host']) assert.ok((await page.locator('[data-workers]').innerText()).includes(hostile(field)), `the ${field} as text`);
-    } else await visit(context, path);
+    }
     if (path.startsWith('/console/traces/')) {
       await page.locator('.wf-row[data-span-id]').first().click();
       await page.locator('.wf-detail table').first().waitFor();

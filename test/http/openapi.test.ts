@@ -214,6 +214,7 @@ const openOperations = [
   'GET /console/jobs/{id}',
   'GET /console/job-iterations/{id}/compare/{other_id}',
   'GET /console/job-iterations/{id}/results',
+  'GET /console/runs/{id}',
   'GET /console/traces',
   'GET /console/traces/{trace_id}',
   'GET /static/console/{file}',

@@ -38,8 +38,10 @@ const files: Readonly<Record<string, { path: string; type: string }>> = {
       'main.js',
       'project-page.js',
       'projects-page.js',
+      'race-chart.js',
       'results-page.js',
       'router.js',
+      'run-page.js',
       'scatter.js',
       'score-chart.js',
       'sign-in.js',
@@ -82,6 +84,7 @@ const pages: readonly { path: string; summary: string; params?: Route['params'] 
   { path: '/console/jobs/:id', summary: 'The console: a job, its score curve and its iterations, live.' },
   { path: '/console/job-iterations/:id/compare/:other_id', summary: 'The console: two iterations of a job compared.' },
   { path: '/console/job-iterations/:id/results', summary: "The console: an iteration's results, filtered and sorted, each linked to its trace and datapoint." },
+  { path: '/console/runs/:id', summary: "The console: a run, its progress, tasks, errors, iterations and workers (and a racing run's race), live." },
   { path: '/console/traces', summary: 'The console: traces (root spans), filtered.' },
   { path: '/console/traces/:trace_id', summary: 'The console: one trace as a waterfall.', params: { trace_id: /^[0-9a-fA-F]{32}$/ } },
 ];
