@@ -274,7 +274,19 @@ export async function runPage({ params, signal }) {
       { label: 'Iteration', cell: (iteration) => h('a', { href: `/console/job-iterations/${iteration}/results`, title: `Results of ${nameOf(iteration)}` }, clipped(nameOf(iteration), 'strong narrow')) },
       { label: 'Scored', cell: (iteration) => scoredCell(coverage.get(iteration)) },
       { label: 'Mean (95% CI)', numeric: true, cell: (iteration) => meanCell(coverage.get(iteration)) },
+      // A race's stopped candidates: their means are partial.
+      ...(run.race ? [{ label: 'Note', cell: (/** @type {string} */ iteration) => stoppedNote(iteration) }] : []),
     ], run.iterations));
+  }
+
+  /**
+   * A candidate the race stopped: its mean is of the datapoints it ran before it looked bad, not a fair estimate of its full score.
+   * @param {string} iteration
+   */
+  function stoppedNote(iteration) {
+    const candidate = run.race?.candidates.find((one) => one.iteration === iteration);
+    if (!candidate || candidate.stopped_at === null) return '';
+    return h('span', { class: 'muted' }, `stopped by the race at ${count(candidate.stopped_at)} datapoints: a partial mean, not its full score`);
   }
 
   const redraw = coalesce(() => {

@@ -1179,6 +1179,9 @@ walk('a racing run: its race as a chart of each candidate\'s bounds narrowing (0
     race.candidates.map((candidate) => `/console/job-iterations/${candidate.id}/results`));
   assert.is(await page.locator('.race-lead a').getAttribute('href'), `/console/job-iterations/${race.incumbent.id}/results`);
   assert.is(await page.locator('.race-lead a').textContent(), 'returns-v7');
+  // Its iterations' table marks the stopped candidate's mean as partial.
+  const notes = await page.locator('[data-iterations] tbody tr').evaluateAll((rows) => rows.map((tr) => tr.lastElementChild?.textContent ?? ''));
+  assert.equal(notes, race.candidates.map((candidate) => (candidate.iteration_name === 'v8-terse' ? `stopped by the race at ${terse.stopped_at} datapoints: a partial mean, not its full score` : '')));
   assert.ok((await page.locator('.facts').textContent())?.includes('against returns-v7, α = 0.05 (0.0125 a candidate), at least 10 pairs, scores in [0, 1], better ones run on'));
   // The chart: every pair of every candidate's history, the band between its bounds; v8-terse's ends where it was stopped.
   const [xs, terseHigh] = shown.chart!;
