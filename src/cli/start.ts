@@ -3,6 +3,7 @@
 // environment variables (README), with flags that override them. Its first line on stdout is the
 // address it listens on (`http://127.0.0.1:PORT`), so a test harness in any language can start it
 // on port 0 and read where it is; logs go to stderr. SIGTERM and SIGINT stop it cleanly (exit 0).
+// `overmind-eval-service worker ...` is the worker command instead (src/cli/worker.ts).
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { serveOnceLoaded } from './early-signals.ts';
@@ -20,6 +21,8 @@ Options:
   --data-dir <path>   LMDB data directory (env DATA_DIR, default ./data)
   --memory            keep everything in memory, nothing on disk (env STORAGE=memory)
   -h, --help          print this help and exit
+
+overmind-eval-service worker --help: the worker command, which runs tasks of runs.
 `;
 
 /** Exits 2 with `message` and a pointer to --help. */
@@ -73,6 +76,12 @@ function configFrom(argv: string[], env: NodeJS.ProcessEnv): Config | 'help' {
     }
     throw error;
   }
+}
+
+if (process.argv[2] === 'worker') {
+  // Loaded only here: the service's modules are not the worker's.
+  const { workerCommand } = await import('./worker.ts');
+  process.exit(await workerCommand(process.argv.slice(3)));
 }
 
 const config = configFrom(process.argv.slice(2), process.env);

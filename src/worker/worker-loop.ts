@@ -1,0 +1,565 @@
+// One worker: it registers, leases tasks for its free slots (and, while tasks are short, a batch
+// ahead, so that a slot that frees starts at once), runs each with `execute`, sends
+// their results (keeping every one until the service accepts or refuses it), heartbeats in the
+// background while it holds leases, stops what the service takes back, and on stop() leases no
+// more, lets running tasks finish within the grace period, aborts the rest, sends what finished
+// and says goodbye (which gives back every lease it still holds). The worker command
+// (src/cli/worker.ts) and the in-process handler worker (handler-worker.ts) are both this loop.
+//
+// Three loops share the state: leasing, sending results, heartbeats. Memory is bounded by the
+// concurrency and the batch: at most `concurrency + min(batch, concurrency)` tasks are held, and
+// no lease is asked for while `unsentMax` results wait. Every decision is a pure function of
+// worker-decisions.ts.
+import type { Json } from '../domain/records.ts';
+import {
+  afterRefusal,
+  checkWorkerBounds,
+  completionChunk,
+  fitError,
+  hasEnded,
+  heartbeatPeriodMs,
+  leaseAhead,
+  leaseSize,
+  leaseTimes,
+  orphanedLeases,
+  recentTasksMax,
+} from './worker-decisions.ts';
+import type { Leased, WorkerProtocol } from './worker-protocol.ts';
+import type { CompletionItem, LeasedTask, TaskOutcome } from './worker-task.ts';
+import { Wakeup } from './wakeup.ts';
+
+/** What an executor is handed with its task: `signal` aborts when the task must stop at once (its result is not sent). */
+export interface TaskControl {
+  readonly signal: AbortSignal;
+}
+
+/** Runs one task. */
+export type Executor = (task: LeasedTask, control: TaskControl) => Promise<TaskOutcome>;
+
+export interface WorkerLoopOptions {
+  protocol: WorkerProtocol;
+  execute: Executor;
+  /** Tasks run at once. */
+  concurrency: number;
+  /** Tasks asked for in one lease, at most (the service's tasksPerLeaseMax bounds it). */
+  batch: number;
+  /** Only this run's tasks, and stop once it has ended; null: every live run of the project, until stopped. */
+  run: string | null;
+  /** How long a lease waits for a task when none is ready (a long poll). */
+  leaseWaitMs?: number;
+  /** How long running tasks may take to finish once a stop is asked for without one (the run ended). */
+  graceMs: number;
+  /** After the tasks, how long finished results and the goodbye may take to reach the service. */
+  finishMs?: number;
+  identity: { name: string; host: string; metadata: Json };
+  log?: (line: string) => void;
+  /** Hears of each task's outcome once it has run (before its result is sent). */
+  ran?: (task: LeasedTask, outcome: TaskOutcome) => void;
+}
+
+export interface WorkerCounts {
+  /** Tasks leased. */
+  leased: number;
+  /** Tasks running now. */
+  running: number;
+  /** Results accepted: ok, error, rate_limited. */
+  done: number;
+  errors: number;
+  rateLimited: number;
+  /** Results refused as stale (the lease had expired or moved) or cancelled (the run had ended). */
+  stale: number;
+  cancelled: number;
+  /** Results the service refused as invalid and that were not sent again. */
+  refused: number;
+  /** Tasks stopped unfinished: taken back by the service, or aborted at a stop. */
+  stopped: number;
+}
+
+/** Why a worker ended. */
+export type WorkerEnd = 'stopped' | 'run ended';
+
+/** A leased task not yet finished: waiting for a slot, parked (its lease ran out before it started), or running. */
+class Held implements TaskControl {
+  state: 'waiting' | 'parked' | 'running' = 'waiting';
+  /** Its result is not wanted (the service took it back, or the worker stopped it). */
+  stopped = false;
+  startedAt = 0;
+  /** Made when its signal is first asked for: most tasks never are (an AbortController cost a handler task more than its own work). */
+  controller: AbortController | undefined;
+
+  constructor(
+    readonly task: LeasedTask,
+    public deadlineMs: number,
+    readonly leaseMs: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.stopped && !this.controller.signal.aborted) this.controller.abort(new Error('stopped'));
+    return this.controller.signal;
+  }
+}
+
+/** A finished task's result not yet accepted or refused. */
+interface Unsent {
+  task: string;
+  run: string;
+  item: CompletionItem;
+  text: string;
+  bytes: number;
+  refusals: number;
+  leaseMs: number;
+}
+
+const leaseWaitMsDefault = 10_000;
+/** A lease for a named run waits less: an ended run does not answer a waiting lease, so the worker looks at the run this often when idle. */
+const runLeaseWaitMsMax = 2_000;
+const finishMsDefault = 10_000;
+/** How long the worker is idle before it looks whether its run has ended. */
+const idleLookMs = 100;
+/** How long the goodbye may take once results are sent. */
+const goodbyeMs = 5_000;
+
+export class WorkerLoop {
+  readonly counts: WorkerCounts = { leased: 0, running: 0, done: 0, errors: 0, rateLimited: 0, stale: 0, cancelled: 0, refused: 0, stopped: 0 };
+  private workerId: string | undefined;
+  private readonly held = new Map<string, Held>();
+  /** Held tasks waiting for a slot, in the order leased (stopped ones are skipped when reached). */
+  private waiting: Held[] = [];
+  private waitingHead = 0;
+  /** How long the last tasks took, for leaseAhead (at most recentTasksMax). */
+  private readonly recentTaskMs: number[] = [];
+  private unsent: Unsent[] = [];
+  private sending: Unsent[] = [];
+  /** Any change of held tasks or results. */
+  private readonly changed = new Wakeup();
+  /** Asks the heartbeat loop to look again (a task parked, or leases held where none were). */
+  private readonly beats = new Wakeup();
+  private beatNow = false;
+  private stopping = false;
+  private finished = false;
+  private ending: WorkerEnd = 'stopped';
+  private failure: unknown;
+  /** Aborts a waiting lease (and a registration) when a stop is asked for. */
+  private readonly leasing = new AbortController();
+  /** Aborts sending and heartbeats once the time to finish is up. */
+  private readonly closing = new AbortController();
+  private graceTimer: NodeJS.Timeout | undefined;
+  private idleLook: NodeJS.Timeout | undefined;
+  /** A lease's answer may have been lost: count the leases the service holds for this worker. */
+  private checkLeases = false;
+  private flushPaused = false;
+  /** The service holds leases this worker lost: finish everything, then say goodbye and register again. */
+  private draining = false;
+  /** Runs that refused a result's own scores: the service scores them (at most the runs the worker met). */
+  private readonly scoredRuns = new Set<string>();
+
+  constructor(private readonly options: WorkerLoopOptions) {
+    checkWorkerBounds(options.concurrency, options.batch);
+  }
+
+  /** The worker's id once registered. */
+  get worker(): string | undefined {
+    return this.workerId;
+  }
+
+  /** Registers and works until stop() (or the named run ends); resolves once it has said goodbye. */
+  async run(): Promise<WorkerEnd> {
+    const { protocol, identity } = this.options;
+    try {
+      this.workerId = (await protocol.register(identity, this.leasing.signal)).id;
+    } catch (error) {
+      clearTimeout(this.graceTimer);
+      protocol.close();
+      if (this.stopping && !this.failure) return this.ending;
+      throw error;
+    }
+    const heartbeats = this.heartbeatLoop();
+    const flushes = this.flushLoop();
+    await this.leaseLoop().catch((error: unknown) => this.fail(error));
+    await this.drained();
+    clearTimeout(this.graceTimer);
+    clearTimeout(this.idleLook);
+    const deadline = setTimeout(() => this.closing.abort(new Error('out of time to send results')), this.options.finishMs ?? finishMsDefault);
+    await flushes;
+    clearTimeout(deadline);
+    // A heartbeat still trying to reach the service is of no use now.
+    this.finished = true;
+    this.closing.abort(new Error('finished'));
+    this.beats.notify();
+    await heartbeats;
+    await this.goodbye();
+    protocol.close();
+    if (this.failure) throw this.failure;
+    return this.ending;
+  }
+
+  /**
+   * Leases no more; running tasks get `graceMs` to finish, then are aborted (their leases go back
+   * with the goodbye). Asking again changes nothing.
+   */
+  stop(graceMs = this.options.graceMs): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.leasing.abort(new Error('stopping'));
+    for (const held of this.held.values()) if (held.state !== 'running') this.stopTask(held);
+    if (graceMs <= 0) this.abortHeld();
+    else this.graceTimer = setTimeout(() => this.abortHeld(), graceMs);
+    this.changed.notify();
+    this.beats.notify();
+  }
+
+  /** Tasks held and results waiting, now. */
+  load(): { held: number; unsent: number } {
+    return { held: this.held.size, unsent: this.unsent.length + this.sending.length };
+  }
+
+  // ---- leasing ----
+
+  private async leaseLoop(): Promise<void> {
+    const { protocol, concurrency, batch, run } = this.options;
+    const waitMs = Math.min(this.options.leaseWaitMs ?? leaseWaitMsDefault, run ? runLeaseWaitMsMax : Infinity);
+    while (!this.stopping) {
+      if (this.checkLeases) await this.lookForLostLeases();
+      else if (this.draining) await this.drainAndRegisterAgain();
+      else {
+        const ahead = leaseAhead(this.recentTaskMs, concurrency, batch);
+        const max = leaseSize({ concurrency, batch, held: this.held.size, unsent: this.unsent.length + this.sending.length, ahead });
+        if (max === 0) await this.changed.next();
+        else await this.leaseSome(await protocol.lease(this.workerId!, { max, wait_ms: waitMs, run }, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error)));
+      }
+    }
+  }
+
+  private unlessStopping(error: unknown): undefined {
+    if (this.stopping) return undefined;
+    throw error;
+  }
+
+  private async leaseSome(leased: Leased | undefined): Promise<void> {
+    if (!leased) return;
+    if (leased.mayHaveLost) this.checkLeases = true;
+    // Asked to stop meanwhile: what it brought goes back with the goodbye.
+    if (this.stopping) return;
+    if (leased.tasks.length === 0) return this.lookAtRun();
+    this.counts.leased += leased.tasks.length;
+    for (const task of leased.tasks) this.admit(task, leased);
+    this.startWaiting();
+  }
+
+  /** A task as leased: held, and started as soon as a slot is free. */
+  private admit(task: LeasedTask, leased: Leased): void {
+    const { deadlineMs, leaseMs } = leaseTimes(task.lease_expires_at, leased.receivedAtMs, leased.offsetMs);
+    const held = new Held(task, deadlineMs, leaseMs);
+    if (this.held.size === 0) this.beats.notify();
+    this.held.set(task.id, held);
+    this.waiting.push(held);
+  }
+
+  /**
+   * Starts waiting tasks while slots are free; one whose lease has run out by this machine's
+   * clock is parked instead: the next heartbeat (at once) says whether it is still the worker's.
+   */
+  private startWaiting(): void {
+    while (this.counts.running < this.options.concurrency && this.waitingHead < this.waiting.length && !this.stopping) {
+      const held = this.waiting[this.waitingHead++]!;
+      if (held.stopped || held.state !== 'waiting') continue;
+      if (Date.now() >= held.deadlineMs) {
+        held.state = 'parked';
+        this.beatNow = true;
+        this.beats.notify();
+      } else this.start(held);
+    }
+    if (this.waitingHead === this.waiting.length) {
+      this.waiting = [];
+      this.waitingHead = 0;
+    }
+  }
+
+  /** Whether the named run has ended (then the worker stops). */
+  private async lookAtRun(): Promise<void> {
+    const { run, protocol } = this.options;
+    if (!run || this.stopping) return;
+    const state = await protocol.run(run, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error));
+    if (!state) return;
+    if (hasEnded(state.status) && !this.stopping) {
+      this.ending = 'run ended';
+      this.stop();
+    }
+  }
+
+  // ---- running ----
+
+  private start(held: Held): void {
+    held.state = 'running';
+    held.startedAt = performance.now();
+    this.counts.running++;
+    let outcome: Promise<TaskOutcome>;
+    try {
+      outcome = this.options.execute(held.task, held);
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome.then(
+      (ran) => this.finish(held, ran),
+      (error: unknown) => this.finish(held, { kind: 'result', fields: { status: 'error', error: fitError(messageOf(error)) } }),
+    );
+  }
+
+  private finish(held: Held, outcome: TaskOutcome): void {
+    this.counts.running--;
+    this.held.delete(held.task.id);
+    if (held.stopped) this.counts.stopped++;
+    else {
+      if (this.recentTaskMs.push(performance.now() - held.startedAt) > recentTasksMax) this.recentTaskMs.shift();
+      this.options.ran?.(held.task, outcome);
+      this.unsent.push(unsentOf(held, this.scoredRuns.has(held.task.run) ? withoutScores(outcome) : outcome));
+    }
+    this.startWaiting();
+    this.changed.notify();
+  }
+
+  /** The service took it back, or the worker stops: its result is not wanted. */
+  private stopTask(held: Held): void {
+    held.stopped = true;
+    held.controller?.abort(new Error('stopped'));
+    if (held.state === 'running') return;
+    this.held.delete(held.task.id);
+    this.counts.stopped++;
+    this.changed.notify();
+  }
+
+  private abortHeld(): void {
+    for (const held of [...this.held.values()]) this.stopTask(held);
+  }
+
+  private async drained(): Promise<void> {
+    while (this.held.size > 0) await this.changed.next();
+  }
+
+  // ---- sending results ----
+
+  private async flushLoop(): Promise<void> {
+    for (;;) {
+      if (this.unsent.length === 0 || this.flushPaused) {
+        if (this.stopping && this.held.size === 0 && this.unsent.length === 0) return;
+        await this.changed.next();
+        continue;
+      }
+      // A turn of the event loop first: a lease asked for as the same tasks finished goes out
+      // ahead (the next task starts one commit sooner), and results finishing now join this batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.unsent.length === 0) continue;
+      const sent = this.unsent.splice(0, completionChunk(this.unsent.map((one) => one.bytes)));
+      this.sending = sent;
+      let answer;
+      try {
+        answer = await this.options.protocol.complete(this.workerId!, sent.map((one) => one.text), this.closing.signal);
+      } catch (error) {
+        this.sending = [];
+        if (this.closing.signal.aborted) this.options.log?.(`${sent.length + this.unsent.length} results could not be sent in time: their tasks will be leased again`);
+        else this.fail(error);
+        return;
+      }
+      this.sending = [];
+      try {
+        this.settle(sent, answer.results);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+      this.changed.notify();
+    }
+  }
+
+  private settle(sent: readonly Unsent[], answers: readonly { outcome: string; errors?: unknown }[]): void {
+    if (answers.length !== sent.length) throw new Error(`the service answered ${answers.length} items of a completion of ${sent.length}`);
+    let runMayHaveEnded = false;
+    answers.forEach(({ outcome, errors }, at) => {
+      const one = sent[at]!;
+      if (outcome === 'accepted') this.accepted(one.item);
+      else if (outcome === 'stale') this.counts.stale++;
+      else if (outcome === 'cancelled') {
+        this.counts.cancelled++;
+        runMayHaveEnded = true;
+      } else this.refused(one, errors);
+    });
+    if (runMayHaveEnded) void this.lookAtRun().catch((error: unknown) => this.fail(error));
+    else if (this.held.size === 0 && this.unsent.length === 0) this.lookAtRunIfIdle();
+  }
+
+  /**
+   * With nothing held and nothing to send, the run may have ended (a lease waiting for a task of
+   * an ended run is not answered before its wait is up): a look a moment later, if still idle.
+   */
+  private lookAtRunIfIdle(): void {
+    if (!this.options.run || this.idleLook || this.stopping) return;
+    this.idleLook = setTimeout(() => {
+      this.idleLook = undefined;
+      if (this.held.size === 0 && this.unsent.length === 0 && this.sending.length === 0) void this.lookAtRun().catch((error: unknown) => this.fail(error));
+    }, idleLookMs);
+  }
+
+  private accepted(item: CompletionItem): void {
+    if (item.status === 'rate_limited') this.counts.rateLimited++;
+    else if (item.status === 'error') this.counts.errors++;
+    else this.counts.done++;
+  }
+
+  private refused(one: Unsent, errors: unknown): void {
+    const next = afterRefusal(one.item, errors, one.refusals);
+    const reason = JSON.stringify(errors ?? {});
+    if (!next) {
+      this.counts.refused++;
+      this.options.log?.(`task ${one.task}: the service refused its result (${reason}); its lease will run out and it will be leased again`);
+      return;
+    }
+    const text = JSON.stringify(next);
+    if (next.status === 'error') this.options.log?.(`task ${one.task}: the service refused its result (${reason}); sending an error result saying why`);
+    else if (!this.scoredRuns.has(one.run)) {
+      // The run's scores are the service's: the next results of the run are sent without their own.
+      this.scoredRuns.add(one.run);
+      this.options.log?.(`run ${one.run} is scored by the service: its results are sent without the scores the command gives`);
+    }
+    this.unsent.unshift({ ...one, item: next, text, bytes: Buffer.byteLength(text), refusals: one.refusals + 1 });
+  }
+
+  // ---- heartbeats ----
+
+  private async heartbeatLoop(): Promise<void> {
+    let lastBeat = Date.now();
+    let holding = false;
+    while (!this.finished) {
+      const period = heartbeatPeriodMs(this.leaseLengths());
+      if (period === null) {
+        holding = false;
+        await this.beats.next();
+        continue;
+      }
+      // Leases just taken where none were held run from now: the first beat is a period away.
+      if (!holding) lastBeat = Date.now();
+      holding = true;
+      const dueIn = lastBeat + period - Date.now();
+      if (!this.beatNow && dueIn > 0) {
+        await this.beats.nextWithin(dueIn);
+        continue;
+      }
+      this.beatNow = false;
+      lastBeat = Date.now();
+      await this.heartbeat();
+    }
+  }
+
+  private *leaseLengths(): Generator<number> {
+    for (const held of this.held.values()) yield held.leaseMs;
+    for (const one of this.unsent) yield one.leaseMs;
+    for (const one of this.sending) yield one.leaseMs;
+  }
+
+  /** One heartbeat naming every task held or awaiting its result's answer; answers the leases the service holds and how many of those the worker knows. */
+  private async heartbeat(): Promise<{ leases: number; known: number } | undefined> {
+    const named = [...this.held.keys(), ...this.unsent.map((one) => one.task), ...this.sending.map((one) => one.task)];
+    const sentAt = Date.now();
+    let answer;
+    try {
+      answer = await this.options.protocol.heartbeat(this.workerId!, named, this.closing.signal);
+    } catch (error) {
+      if (!this.closing.signal.aborted) this.fail(error);
+      return undefined;
+    }
+    const stop = new Set(answer.stop);
+    for (const id of named) {
+      const held = this.held.get(id);
+      if (!held) continue;
+      if (stop.has(id)) this.stopTask(held);
+      else {
+        held.deadlineMs = sentAt + held.leaseMs;
+        if (held.state === 'parked' && !held.stopped) {
+          held.state = 'waiting';
+          this.waiting.push(held);
+        }
+      }
+    }
+    this.startWaiting();
+    const before = this.unsent.length;
+    this.unsent = this.unsent.filter((one) => !stop.has(one.task));
+    this.counts.stopped += before - this.unsent.length;
+    return { leases: answer.leases, known: named.filter((id) => !stop.has(id)).length };
+  }
+
+  /**
+   * Counts the leases the service holds for this worker against those it knows, with no lease
+   * and no completion in flight (so neither can change the count meanwhile).
+   */
+  private async lookForLostLeases(): Promise<void> {
+    this.checkLeases = false;
+    this.flushPaused = true;
+    try {
+      while (this.sending.length > 0) await this.changed.next();
+      const counted = await this.heartbeat();
+      const orphans = counted ? orphanedLeases(counted.leases, counted.known) : 0;
+      if (orphans === 0) return;
+      this.options.log?.(`the service holds ${orphans} leases whose answer was lost on the way: finishing the tasks held, then registering again to give them back`);
+      this.draining = true;
+    } finally {
+      this.flushPaused = false;
+      this.changed.notify();
+    }
+  }
+
+  private async drainAndRegisterAgain(): Promise<void> {
+    if (this.held.size > 0 || this.unsent.length > 0 || this.sending.length > 0) return this.changed.next();
+    const { protocol, identity } = this.options;
+    await protocol.goodbye(this.workerId!, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error));
+    const registered = await protocol.register(identity, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error));
+    if (!registered) return;
+    this.workerId = registered.id;
+    this.draining = false;
+    this.options.log?.(`registered again as worker ${this.workerId}`);
+  }
+
+  // ---- ending ----
+
+  private fail(error: unknown): void {
+    this.failure ??= error;
+    this.options.log?.(`stopping: ${messageOf(error)}`);
+    this.stop(0);
+  }
+
+  private async goodbye(): Promise<void> {
+    const timer = new AbortController();
+    const deadline = setTimeout(() => timer.abort(new Error('no answer to the goodbye in time')), goodbyeMs);
+    try {
+      await this.options.protocol.goodbye(this.workerId!, timer.signal);
+    } catch (error) {
+      this.options.log?.(`could not say goodbye (${messageOf(error)}): the leases it holds run out by themselves`);
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+}
+
+function unsentOf(held: Held, outcome: TaskOutcome): Unsent {
+  const { id: task, lease } = held.task;
+  let item: CompletionItem = outcome.kind === 'rate_limited' ? { task, lease, status: 'rate_limited' } : { task, lease, ...outcome.fields };
+  let text: string;
+  try {
+    text = JSON.stringify(item);
+  } catch (error) {
+    // A handler's output that is not JSON (a cycle, a BigInt): an error result saying so.
+    item = { task, lease, status: 'error', error: fitError(`the result is not JSON: ${messageOf(error)}`) };
+    text = JSON.stringify(item);
+  }
+  return { task, run: held.task.run, item, text, bytes: Buffer.byteLength(text), refusals: 0, leaseMs: held.leaseMs };
+}
+
+/** An outcome without the scores a run the service scores refuses. */
+function withoutScores(outcome: TaskOutcome): TaskOutcome {
+  if (outcome.kind !== 'result') return outcome;
+  const { score: _score, passed: _passed, dimension_scores: _dimensions, ...fields } = outcome.fields;
+  return { kind: 'result', fields };
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,50 @@
+// What the worker command shows: on a terminal, one line redrawn in place with notes above it;
+// elsewhere, lines with their time. The named run's counts come from the service.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ProgressReporter } from '../../src/worker/progress.ts';
+import type { WorkerCounts } from '../../src/worker/worker-loop.ts';
+import type { WorkerProtocol } from '../../src/worker/worker-protocol.ts';
+import { until } from '../helpers/wait.ts';
+
+const counts: WorkerCounts = { leased: 3, running: 1, done: 2, errors: 1, rateLimited: 0, stale: 0, cancelled: 0, refused: 0, stopped: 0 };
+
+function stream(isTTY: boolean) {
+  const written: string[] = [];
+  return { written, isTTY, columns: 200, write: (text: string) => (written.push(text), true) } as unknown as NodeJS.WritableStream & { written: string[]; isTTY: boolean };
+}
+
+test('not a terminal: notes and the last line are lines of their own, each with its time', async () => {
+  const out = stream(false);
+  const reporter = new ProgressReporter({ stream: out, counts: () => counts, run: null });
+  reporter.start();
+  reporter.note('working');
+  await reporter.stop();
+  assert.is(out.written.length, 2);
+  assert.match(out.written[0]!, /^\d{4}-\d\d-\d\dT[\d:.]+Z working\n$/);
+  assert.match(out.written[1]!, /Z 3 tasks done · 1 error · 1 running\n$/);
+  assert.not.ok(out.written.join('').includes('\r'), 'no redrawing');
+});
+
+test('a terminal: the line is redrawn in place, a note clears it and goes above; the run\'s counts once read', async () => {
+  const out = stream(true);
+  let reads = 0;
+  const protocol = {
+    run: async () => (++reads, { id: 'r', status: 'running', counts: { total: 10, queued: 5, leased: 1, done: 4, dead: 0, skipped: 0, cancelled: 0 } }),
+  } as unknown as WorkerProtocol;
+  const reporter = new ProgressReporter({ stream: out, counts: () => counts, protocol, run: 'r' });
+  reporter.start();
+  await until(() => out.written.some((text) => text.includes('4 of 10 tasks (40%)')), 'the line drawn with the run\'s counts', 3000);
+  const drawn = out.written.find((text) => text.includes('4 of 10'))!;
+  assert.ok(drawn.startsWith('\r\x1b[2K') && !drawn.endsWith('\n'), JSON.stringify(drawn));
+  reporter.note('a note');
+  const [clear, note, redraw] = out.written.slice(-3);
+  assert.equal([clear, note], ['\r\x1b[2K', 'a note\n']);
+  assert.ok(redraw!.startsWith('\r\x1b[2K4 of 10 tasks'));
+  assert.is(reads, 1, 'read once at the start (then every 2 s)');
+  await reporter.stop();
+  assert.ok(out.written.at(-1)!.endsWith('\n'), 'the last line stays');
+  assert.is(reads, 2, 'and once more for the last line, which says the run as it ended');
+});
+
+test.run();

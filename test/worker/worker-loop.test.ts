@@ -1,0 +1,292 @@
+// The worker's protocol client against a scripted HTTP server (retries while the service cannot
+// answer, a refusal is final, an abort ends a retrying call, a lease whose answer may have been
+// lost is said so), and the worker loop against a scripted protocol, for what a real service
+// rarely shows: leases lost on the way, a lease that ran out before its task started, results
+// that pile up while the service does not take them.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WorkerLoop, type Executor } from '../../src/worker/worker-loop.ts';
+import { WorkerProtocol, WorkerRefused, type Leased } from '../../src/worker/worker-protocol.ts';
+import type { LeasedTask } from '../../src/worker/worker-task.ts';
+import { freePort } from '../../scripts/service-process.ts';
+import { until } from '../helpers/wait.ts';
+
+type Answer = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+
+/** A server answering its requests in turn with `answers` (the last one again and again). */
+async function scripted(answers: Answer[], port = 0): Promise<{ url: string; seen: string[]; server: Server }> {
+  const seen: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      seen.push(`${request.method} ${request.url} ${request.headers['x-api-key']}`);
+      answers[Math.min(seen.length - 1, answers.length - 1)]!(request, response, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => (_request, response) => {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+};
+
+const close = (server: Server) => new Promise<void>((resolve) => {
+  server.close(() => resolve());
+  server.closeAllConnections();
+});
+
+const fast = { baseMs: 5, maxMs: 20 };
+
+test('a call the service cannot answer now (503 with Retry-After, then a reset connection) is tried again until it is answered; the log says so once and when it is back', async () => {
+  const reset: Answer = (request) => request.socket.destroy();
+  const { url, seen, server } = await scripted([json(503, { detail: 'busy' }, { 'retry-after': '0' }), reset, json(201, { id: 'w1' })]);
+  const notes: string[] = [];
+  const protocol = new WorkerProtocol({ url, apiKey: 'key', backoff: fast, log: (line) => notes.push(line), random: () => 0 });
+  try {
+    assert.equal(await protocol.register({ name: 'w', host: 'h', metadata: null }), { id: 'w1' });
+    assert.equal(seen, ['POST /api/workers/ key', 'POST /api/workers/ key', 'POST /api/workers/ key']);
+    assert.is(notes.length, 2, notes.join('\n'));
+    assert.match(notes[0]!, /the service cannot answer now \(POST \/api\/workers\/: answered 503\); trying again in 0\.0 s/);
+    assert.match(notes[1]!, /the service answers again/);
+  } finally {
+    protocol.close();
+    await close(server);
+  }
+});
+
+test('a service not listening yet is waited for', async () => {
+  const port = await freePort();
+  const protocol = new WorkerProtocol({ url: `http://127.0.0.1:${port}`, apiKey: 'key', backoff: fast });
+  let server: Server | undefined;
+  const later = setTimeout(async () => (server = (await scripted([json(200, { stop: [], leases: 0 })], port)).server), 150);
+  try {
+    assert.equal(await protocol.heartbeat('w', []), { stop: [], leases: 0 });
+  } finally {
+    clearTimeout(later);
+    protocol.close();
+    if (server) await close(server);
+  }
+});
+
+test('a refusal is final: WorkerRefused with its status and body; an abort ends a call that keeps being retried', async () => {
+  const { url, server } = await scripted([json(400, { run: ['Invalid pk'] }), json(503, {})]);
+  const protocol = new WorkerProtocol({ url, apiKey: 'key', backoff: fast });
+  try {
+    const refused = await protocol.lease('w', { max: 1, wait_ms: 0, run: 'r' }).catch((error: unknown) => error);
+    assert.instance(refused, WorkerRefused);
+    assert.equal([(refused as WorkerRefused).status, (refused as WorkerRefused).body], [400, { run: ['Invalid pk'] }]);
+    assert.match((refused as Error).message, /leasing tasks: the service answered 400 \{"run":\["Invalid pk"\]\}/);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(new Error('enough')), 60);
+    const aborted = await protocol.heartbeat('w', [], stop.signal).catch((error: unknown) => error);
+    assert.is((aborted as Error).message, 'enough');
+  } finally {
+    protocol.close();
+    await close(server);
+  }
+});
+
+test('a lease whose first try failed after it was sent may have leased tasks: the answer says so; one refused at connect did not', async () => {
+  const { url, server } = await scripted([(request) => request.socket.destroy(), json(200, { tasks: [] })]);
+  const protocol = new WorkerProtocol({ url, apiKey: 'key', backoff: fast });
+  try {
+    const leased = await protocol.lease('w', { max: 1, wait_ms: 0, run: null });
+    assert.equal([leased.tasks, leased.mayHaveLost], [[], true]);
+    assert.is((await protocol.lease('w', { max: 1, wait_ms: 0, run: null })).mayHaveLost, false);
+  } finally {
+    protocol.close();
+    await close(server);
+  }
+  const port = await freePort();
+  const refusedAtConnect = new WorkerProtocol({ url: `http://127.0.0.1:${port}`, apiKey: 'key', backoff: fast });
+  let later: Server | undefined;
+  const timer = setTimeout(async () => (later = (await scripted([json(200, { tasks: [] })], port)).server), 100);
+  try {
+    assert.is((await refusedAtConnect.lease('w', { max: 1, wait_ms: 0, run: null })).mayHaveLost, false);
+  } finally {
+    clearTimeout(timer);
+    refusedAtConnect.close();
+    if (later) await close(later);
+  }
+});
+
+/** A task leased for `leaseMs` from now (a negative one has run out already). */
+function leasedTask(id: string, leaseMs = 60_000): LeasedTask {
+  return {
+    id,
+    lease: `lease-${id}`,
+    lease_expires_at: new Date(Date.now() + leaseMs).toISOString(),
+    run: 'run',
+    iteration: { id: 'iteration', iteration_name: 'candidate', agent_code: null },
+    datapoint: { id: 'datapoint', order: 0, input: null, persona: null, tags: null },
+    attempt: 0,
+    try: 1,
+  };
+}
+
+/** A protocol whose answers a test scripts; it records what it was asked. */
+class FakeProtocol {
+  calls: string[] = [];
+  registered = 0;
+  leases: (() => Promise<Leased> | Leased)[] = [];
+  heartbeats: ((tasks: readonly string[]) => { stop: string[]; leases: number })[] = [];
+  completions: string[][] = [];
+  completeAnswer: (items: string[], signal?: AbortSignal) => Promise<{ results: { task: string; outcome: 'accepted' }[] }> = async (items) => ({
+    results: items.map((item) => ({ task: JSON.parse(item).task, outcome: 'accepted' as const })),
+  });
+
+  async register() {
+    this.calls.push('register');
+    return { id: `worker-${++this.registered}` };
+  }
+  async lease(worker: string, _body: unknown, signal?: AbortSignal): Promise<Leased> {
+    this.calls.push(`lease ${worker}`);
+    const next = this.leases.shift();
+    if (next) return next();
+    return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+  }
+  async heartbeat(worker: string, tasks: readonly string[]) {
+    this.calls.push(`heartbeat ${worker} ${tasks.join(',')}`);
+    return (this.heartbeats.shift() ?? (() => ({ stop: [], leases: tasks.length })))(tasks);
+  }
+  async complete(worker: string, items: string[], signal?: AbortSignal) {
+    this.calls.push(`complete ${worker}`);
+    this.completions.push(items);
+    return this.completeAnswer(items, signal);
+  }
+  async goodbye(worker: string) {
+    this.calls.push(`goodbye ${worker}`);
+  }
+  async run() {
+    return { id: 'run', status: 'running', counts: { total: 1, queued: 0, leased: 0, done: 0, dead: 0, skipped: 0, cancelled: 0 } };
+  }
+  close() {
+    this.calls.push('close');
+  }
+}
+
+const leased = (tasks: LeasedTask[], mayHaveLost = false): Leased => ({ tasks, receivedAtMs: Date.now(), offsetMs: 0, mayHaveLost });
+const ok: Executor = async () => ({ kind: 'result', fields: { output: 'ok', score: 1 } });
+
+function loopOf(protocol: FakeProtocol, execute: Executor = ok, settings: { concurrency?: number; batch?: number; finishMs?: number } = {}) {
+  return new WorkerLoop({
+    protocol: protocol as never,
+    execute,
+    concurrency: settings.concurrency ?? 2,
+    batch: settings.batch ?? 2,
+    run: null,
+    graceMs: 1000,
+    finishMs: settings.finishMs ?? 1000,
+    identity: { name: 'test', host: 'here', metadata: null },
+  });
+}
+
+test('leases lost on the way (the service holds more than the worker knows): it finishes what it holds, says goodbye and registers again', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([leasedTask('a')], true));
+  // The count heartbeat: the service holds 'a' and two leases whose answer was lost.
+  protocol.heartbeats.push((tasks) => ({ stop: [], leases: tasks.length + 2 }));
+  const loop = loopOf(protocol);
+  const running = loop.run();
+  await until(() => protocol.registered === 2, 'registered again');
+  await until(() => protocol.calls.includes('lease worker-2'), 'leasing as the new worker');
+  loop.stop();
+  assert.is(await running, 'stopped');
+  const order = protocol.calls.filter((call) => !call.startsWith('heartbeat') || call.includes('worker-1 a'));
+  assert.equal(order.slice(0, 7), ['register', 'lease worker-1', 'heartbeat worker-1 a', 'complete worker-1', 'goodbye worker-1', 'register', 'lease worker-2']);
+  assert.is(loop.counts.done, 1, 'the task it held was finished and sent before the goodbye');
+});
+
+test('no leases lost (the counts agree): it carries on as it is', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([], true));
+  const loop = loopOf(protocol);
+  const running = loop.run();
+  await until(() => protocol.calls.filter((call) => call.startsWith('lease')).length === 2, 'leasing again');
+  loop.stop();
+  await running;
+  assert.is(protocol.registered, 1);
+  assert.ok(protocol.calls.includes('heartbeat worker-1 '), 'it counted');
+});
+
+test('a task whose lease ran out before it started waits for a heartbeat: started if still the worker\'s, dropped if the service took it back', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([leasedTask('late', -10), leasedTask('gone', -10)]));
+  protocol.heartbeats.push(() => ({ stop: ['gone'], leases: 1 }));
+  const started: string[] = [];
+  const loop = loopOf(protocol, async (task) => {
+    started.push(task.id);
+    return { kind: 'result', fields: { output: 'ok', score: 1 } };
+  });
+  const running = loop.run();
+  await until(() => loop.counts.done === 1, 'the late task done');
+  loop.stop();
+  await running;
+  assert.equal(started, ['late']);
+  assert.is(loop.counts.stopped, 1);
+  assert.is(protocol.calls.find((call) => call.startsWith('heartbeat')), 'heartbeat worker-1 late,gone');
+});
+
+test('short tasks: once a few have shown it, a task is leased ahead and waits for the slot, which starts it the moment it frees', async () => {
+  const protocol = new FakeProtocol();
+  let task = 0;
+  for (let i = 0; i < 12; i++) protocol.leases.push(() => leased([leasedTask(`t${++task}`)]));
+  let most = 0;
+  const loop = loopOf(
+    protocol,
+    async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      most = Math.max(most, loop.load().held);
+      return { kind: 'result', fields: { output: 'ok', score: 1 } };
+    },
+    { concurrency: 1, batch: 1 },
+  );
+  const running = loop.run();
+  await until(() => loop.counts.done === 12, 'twelve tasks done');
+  loop.stop();
+  await running;
+  assert.is(most, 2, 'one running, one leased ahead');
+  assert.is(loop.counts.running, 0);
+});
+
+test('while the service does not take results, the worker stops leasing once concurrency + batch of them wait; at a stop they are given up after the time to finish', async () => {
+  const protocol = new FakeProtocol();
+  let task = 0;
+  for (let i = 0; i < 10; i++) protocol.leases.push(() => leased([leasedTask(`t${++task}`)]));
+  protocol.completeAnswer = (_items, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+  const loop = loopOf(protocol, ok, { concurrency: 1, batch: 1, finishMs: 50 });
+  const running = loop.run();
+  await until(() => loop.load().unsent === 2, 'two results waiting');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.is(protocol.calls.filter((call) => call.startsWith('lease')).length, 2, 'no lease past the bound');
+  loop.stop();
+  assert.is(await running, 'stopped');
+  assert.ok(protocol.calls.includes('goodbye worker-1'));
+  assert.is(protocol.calls.at(-1), 'close');
+});
+
+test('a completion\'s answers settle each result: accepted by status, stale, cancelled, and a refused one sent again as the decisions say', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([leasedTask('a'), leasedTask('b'), leasedTask('c'), leasedTask('d')]));
+  let first = true;
+  protocol.completeAnswer = async (items) => {
+    if (!first) return { results: items.map((item) => ({ task: JSON.parse(item).task, outcome: 'accepted' as const })) };
+    first = false;
+    const outcomes = ['accepted', 'stale', 'cancelled', 'invalid'];
+    return { results: items.map((item, i) => ({ task: JSON.parse(item).task, outcome: outcomes[i], ...(outcomes[i] === 'invalid' ? { errors: { score: ['scored by the service'] } } : {}) })) } as never;
+  };
+  const loop = loopOf(protocol, ok, { concurrency: 4, batch: 4 });
+  const running = loop.run();
+  await until(() => protocol.completions.length === 2, 'the refused result sent again');
+  loop.stop();
+  await running;
+  assert.equal([loop.counts.done, loop.counts.stale, loop.counts.cancelled, loop.counts.refused], [2, 1, 1, 0]);
+  assert.equal(protocol.completions[1]!.map((item) => JSON.parse(item)), [{ task: 'd', lease: 'lease-d', output: 'ok' }], 'without the score the run refused');
+});
+
+test.run();
