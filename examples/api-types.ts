@@ -2284,7 +2284,10 @@ export interface components {
                  * @enum {string|null}
                  */
                 status?: "ok" | "error" | null;
-                /** @default  */
+                /**
+                 * @description What went wrong, up to 16,384 characters (a worker command's summary and the 8 KiB tail of its standard error fit).
+                 * @default
+                 */
                 error?: string | null;
                 trace_id?: components["schemas"]["results.fields.traceId"];
                 span_id?: components["schemas"]["results.fields.spanId"];
