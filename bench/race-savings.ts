@@ -38,6 +38,8 @@ const timingPasses = 50;
 interface Mix {
   name: string;
   seed: number;
+  /** Whether the issue's targets apply to it (its mix); the other is reported beside it. */
+  targeted: boolean;
   population: (sampler: Sampler) => RacePopulation;
 }
 
@@ -48,6 +50,7 @@ const mixes: Mix[] = [
   {
     name: "the issue's mix",
     seed: 7001,
+    targeted: true,
     population: (sampler) => {
       const incumbent = Float64Array.from({ length: datapoints }, () => sampler.beta(2, 1.2));
       const candidateScores = issueEffects.map((effect) => incumbent.map((score) => clip(score + effect + 0.15 * sampler.normal())));
@@ -57,6 +60,7 @@ const mixes: Mix[] = [
   {
     name: "an optimization loop's proposals",
     seed: 7002,
+    targeted: false,
     population: (sampler) => {
       const difficulty = Float64Array.from({ length: datapoints }, () => sampler.beta(2, 1.2));
       const attempts = (p: number) => (sampler.bernoulli(p) + sampler.bernoulli(p) + sampler.bernoulli(p)) / 3;
@@ -105,8 +109,8 @@ function mixRows(mix: Mix, races: number): Row[] {
       name: `race: candidate tasks saved, ${mix.name}`,
       value: 100 * saved,
       unit: '%',
-      target: `>= ${100 * tasksSavedMin}% fewer than the full grid`,
-      pass: saved >= tasksSavedMin,
+      target: mix.targeted ? `>= ${100 * tasksSavedMin}% fewer than the full grid` : 'report only (near-duplicates run to the end)',
+      pass: !mix.targeted || saved >= tasksSavedMin,
       note: `${tasks} of ${races * candidates * datapoints} tasks over ${races} races; ${stops}`,
     },
     {

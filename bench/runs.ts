@@ -116,12 +116,13 @@ async function readyToHeld(url: string, access: string, workerIds: string[], age
   const post = (path: string, body: unknown) => sendJson(url, 'POST', path, body, access);
   const one = (await post('/api/datasets/', { agent, datapoints: [{ input: { question: 'ready?' } }], make_active: false })).id as string;
   const job = (await post('/api/jobs/', { agent })).id as string;
-  const iteration = (await post('/api/job-iterations/', { job, iteration_name: 'ready-to-held', order: 1000 })).id as string;
   const waiting = await startLineChild(['bench/run-workers.ts'], { input: JSON.stringify({ url, access, workers: workerIds, batch: 1 }) });
   waiting.send('wait');
   await new Promise((resolve) => setTimeout(resolve, 300));
   const times: number[] = [];
   for (let i = 0; i < readySamples; i++) {
+    // An iteration of its own: one run at a time evaluates an iteration, and the last may still be ending.
+    const iteration = (await post('/api/job-iterations/', { job, iteration_name: `ready-to-held-${i}`, order: 1000 + i })).id as string;
     const made = await post(`/api/jobs/${job}/runs/`, { dataset: one, iterations: [iteration] });
     const madeAt = performance.timeOrigin + performance.now();
     // Its one task is held (and completed, ending the run) before the next run is made.
