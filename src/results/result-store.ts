@@ -74,7 +74,9 @@ export class ResultStore {
       if (isLive(iteration, roster)) this.tables.set(iteration, this.newTable(roster));
       else purge.add(iteration);
     }
-    for (const { key, value } of this.rows.range<StoredRow>({})) {
+    // Only the columns are read: the rest of a row is read from the store when it is asked for.
+    const columns = this.kv.db(resultDbNames.rows, storedRowCodec({ columnsOnly: true }) as ValueCodec);
+    for (const { key, value } of columns.range<StoredRow>({})) {
       const iteration = key[0] as string;
       const table = this.tables.get(iteration);
       if (table) table.put(key[1] as number, key[2] as number, value);

@@ -15,7 +15,7 @@
 // Stores written by earlier builds (msgpack records, then version 1 of this layout) are rewritten
 // in this layout once, when the store opens (stored-row-upgrade.ts): this codec reads one layout.
 import assert from 'node:assert/strict';
-import { bitsOf, fieldBits, storedRowFromValues, usedFlagBits, type FieldKind, type StoredRow } from '../domain/result-row.ts';
+import { bitsOf, fieldBits, storedRowFromValues, usedFlagBits, writtenDefault, type FieldKind, type StoredRow } from '../domain/result-row.ts';
 import type { ValueCodec } from '../store/kv.ts';
 
 export const storedRowMark = 0xc1;
@@ -37,20 +37,24 @@ function textBytesMax(text: string): number {
  * The codec of the results database. Each store makes its own: it remembers the dimension names
  * it read last (rows of an iteration repeat the same few). `checked` reads every row back as it
  * is written and asserts it is the same (tests and debugging; about doubles a row's cost).
+ * `columnsOnly` reads only the fields the in-memory columns hold, the others as a row without
+ * them reads (no error, no ids, no latency or cost): loading a store at start reads nothing else,
+ * and its strings are most of a row's read.
  */
-export function storedRowCodec(options: { checked?: boolean } = {}): ValueCodec<StoredRow> {
+export function storedRowCodec(options: { checked?: boolean; columnsOnly?: boolean } = {}): ValueCodec<StoredRow> {
   const names = new RecentNames();
+  const fields = options.columnsOnly ? columnsLayout : layout;
   const codec: ValueCodec<StoredRow> = {
     bytesMax: rowBytesMax,
     write: (row, target, offset) => writeRow(row, target, offset),
-    read: (bytes, end) => readRow(bytes, end, names),
+    read: (bytes, end) => readRow(bytes, end, names, fields),
   };
   if (!options.checked) return codec;
   return {
     ...codec,
     write(row, target, offset) {
       const end = writeRow(row, target, offset);
-      assert.deepEqual(readRow(target.subarray(offset, end), end - offset, names), { ...row }, 'a stored result reads back as it was written');
+      assert.deepEqual(readRow(target.subarray(offset, end), end - offset, names, layout), { ...row }, 'a stored result reads back as it was written');
       return end;
     },
   };
@@ -62,7 +66,11 @@ export function storedRowCodec(options: { checked?: boolean } = {}): ValueCodec<
  * long), each entry of one shape.
  */
 const kindCodes: Readonly<Record<FieldKind, number>> = { number: 0, boolean: 1, status: 2, flag: 3, text: 4, hexId: 5, numbers: 6, time: 7 };
-const layout = fieldBits.map(({ field, shift, mask }) => ({ field, name: field.name, kind: kindCodes[field.kind], shift, mask, hexBytes: field.hexBytes ?? 0 }));
+const layout = fieldBits.map(({ field, shift, mask }) => ({ field, name: field.name, kind: kindCodes[field.kind], shift, mask, hexBytes: field.hexBytes ?? 0, read: true }));
+/** The same, reading only the column fields: the others' payloads are skipped, their values as a row without them reads. */
+const columnsLayout = layout.map((entry) => ({ ...entry, read: entry.field.column }));
+const skippedValues = layout.map(({ field }) => (field.kind === 'time' ? 0 : writtenDefault(field.kind)));
+type Layout = typeof layout;
 
 function rowBytesMax(row: StoredRow): number {
   const values = row as Record<string, unknown>;
@@ -130,7 +138,7 @@ function writeRow(row: StoredRow, target: Buffer, start: number): number {
  * such), which the database holds only as lmdb-js's own bookkeeping (its shared structures) once
  * upgraded; bytes with the mark and another version are refused.
  */
-function readRow(bytes: Uint8Array, end: number, names: RecentNames): StoredRow | undefined {
+function readRow(bytes: Uint8Array, end: number, names: RecentNames, fields: Layout): StoredRow | undefined {
   if (bytes[0] !== storedRowMark) return undefined;
   const source = bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, end);
   if (source[1] !== storedRowVersion) {
@@ -140,10 +148,15 @@ function readRow(bytes: Uint8Array, end: number, names: RecentNames): StoredRow 
   const unknown = (flags & ~usedFlagBits) >>> 0;
   if (unknown !== 0) throw new Error(`a stored result has flag bits ${unknown} this build does not know: a newer build wrote it`);
   const reader = { offset: headerBytes };
-  const values = new Array<unknown>(layout.length);
-  for (let i = 0; i < layout.length; i++) {
-    const { kind, shift, mask, hexBytes } = layout[i]!;
+  const values = new Array<unknown>(fields.length);
+  for (let i = 0; i < fields.length; i++) {
+    const { kind, shift, mask, hexBytes, read } = fields[i]!;
     const bits = (flags >>> shift) & mask;
+    if (!read) {
+      skipField(source, reader, kind, bits, hexBytes);
+      values[i] = skippedValues[i];
+      continue;
+    }
     switch (kind) {
       case 0: // number
         values[i] = bits ? readDouble(source, reader) : null;
@@ -173,6 +186,39 @@ function readRow(bytes: Uint8Array, end: number, names: RecentNames): StoredRow 
   }
   if (reader.offset !== end) throw new Error(`a stored result has ${end - reader.offset} bytes past its layout`);
   return storedRowFromValues(values);
+}
+
+/** Steps over a field's payload (the kinds' payloads as writeRow lays them out). */
+function skipField(source: Buffer, reader: Reader, kind: number, bits: number, hexBytes: number): void {
+  switch (kind) {
+    case 0: // number
+      if (bits) reader.offset += 8;
+      break;
+    case 7: // time
+      reader.offset += 8;
+      break;
+    case 4: // text
+      skipText(source, reader);
+      break;
+    case 5: // hexId
+      if (bits === idHex) reader.offset += hexBytes;
+      else if (bits === idText) skipText(source, reader);
+      break;
+    case 6: // numbers
+      if (bits) {
+        for (let count = readVarint(source, reader); count > 0; count--) {
+          skipText(source, reader);
+          reader.offset += 8;
+        }
+      }
+      break;
+  }
+}
+
+function skipText(source: Buffer, reader: Reader): void {
+  // Not `reader.offset += readVarint(...)`: that adds to the offset from before the length was read.
+  const length = readVarint(source, reader);
+  reader.offset += length;
 }
 
 // ---- payloads ----

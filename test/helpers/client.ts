@@ -73,7 +73,10 @@ export class Client {
         allHeaders['content-type'] ??= 'application/json';
       }
     }
-    const response = await fetch(this.baseUrl + path, { method, headers: allHeaders, body: payload as BodyInit | undefined });
+    const response = await fetch(this.baseUrl + path, { method, headers: allHeaders, body: payload as BodyInit | undefined }).catch((error: Error) => {
+      // undici says only "fetch failed": name the request and the cause (a reset, a refused connection).
+      throw new Error(`${method} ${this.baseUrl}${path}: ${error.message}: ${String((error.cause as Error | undefined)?.message ?? error.cause)}`, { cause: error });
+    });
     const text = await response.text();
     let parsed: unknown = text;
     const contentType = response.headers.get('content-type') ?? '';

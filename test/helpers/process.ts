@@ -33,6 +33,10 @@ export async function spawnService(env: Record<string, string>, cwd = root): Pro
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)));
+  // A child that dies on its own (not stopped by a test's signal) says why in the test's output.
+  child.once('exit', (code, signal) => {
+    if (signal === null && code !== 0) process.stderr.write(`\nThe service on port ${port} exited with code ${code}:\n${output}\n`);
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, child, healthTimeoutMs, () => output);
   return { url, child, exited, output: () => output };
