@@ -20,13 +20,34 @@ export function npmStartArgs(): string[] {
   return args.map((arg) => (/\.[jt]s$/.test(arg) ? `${root}/${arg}` : arg));
 }
 
-export function freePort(): Promise<number> {
+/**
+ * A port for a server that starts later (a child, or a test's server brought up after a client
+ * starts trying). It is picked outside Linux's ephemeral range (32768-60999), where `listen(0)` and
+ * outgoing connections take theirs, so only another freePort could take it before it is used;
+ * `npm test`'s shards each get their own range (PORT_RANGE, "first-last") and walk it in order, so
+ * two shards never pick the same port. A port picked from the OS and released (the usual trick)
+ * was seen taken by another shard's connection before the child bound it.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < portRange.size; tries += 1) {
+    const port = portRange.first + (portRange.next++ % portRange.size);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${portRange.first}-${portRange.first + portRange.size - 1}`);
+}
+
+const portRange = (() => {
+  const [first, last] = (process.env.PORT_RANGE ?? '20000-32767').split('-').map(Number);
+  const size = last - first + 1;
+  // A random start, so that processes outside npm test (benchmarks, a second run) rarely meet.
+  return { first, size, next: Math.floor(Math.random() * size) };
+})();
+
+function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

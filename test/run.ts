@@ -53,6 +53,9 @@ async function runHere(chosen: typeof suites): Promise<void> {
 
 interface ChildResult {
   code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last test file the child named in its output. */
+  lastFile: string;
   total: number;
   passed: number;
   skipped: number;
@@ -65,8 +68,8 @@ async function runInChildren(names: string[]): Promise<void> {
   const rest = names.filter((name) => !name.startsWith('browser/'));
   // Round robin over the sorted names spreads each folder's heavy files over the shards.
   const groups = Array.from({ length: shards }, (_, k) => rest.filter((_, i) => i % shards === k));
-  const results = await Promise.all(groups.map(runChild));
-  if (browser.length > 0) results.push(await runChild(browser));
+  const results = await Promise.all(groups.map((group, k) => runChild(group, portRangeOf(k))));
+  if (browser.length > 0) results.push(await runChild(browser, portRangeOf(0)));
   const sum = (key: 'total' | 'passed' | 'skipped') => results.reduce((all, one) => all + one[key], 0);
   const failed = results.some((one) => one.code !== 0);
   console.log(`\n== every file: ${shards} shards side by side, then browser/ alone ==`);
@@ -74,21 +77,32 @@ async function runInChildren(names: string[]): Promise<void> {
   console.log(`  Passed:    ${sum('passed')}`);
   console.log(`  Skipped:   ${sum('skipped')}`);
   console.log(`  Duration:  ${(performance.now() - started).toFixed(2)}ms`);
+  // A child that died before uvu printed its sums (a crash, not a failed test) is named last, where
+  // a reader of CI's tail sees it; its output above ends with why.
+  for (const [k, one] of results.entries()) {
+    if (one.code !== 0 && one.total === 0) console.log(`  Child ${k + 1} ended with ${one.code ?? one.signal} before printing its sums; its last file: ${one.lastFile}`);
+  }
   process.exit(failed ? 1 : 0);
 }
 
+/** Shard k's ports for servers started later (scripts/service-process.ts's freePort): its own. */
+function portRangeOf(k: number): string {
+  const size = Math.floor((32767 - 20000 + 1) / shards);
+  return `${20000 + k * size}-${20000 + (k + 1) * size - 1}`;
+}
+
 /** One child running `files`; its output printed whole once it ends, with its counts read from it. */
-function runChild(files: string[]): Promise<ChildResult> {
+function runChild(files: string[], portRange: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, [filesVariable]: files.join('\n') },
+      env: { ...process.env, [filesVariable]: files.join('\n'), PORT_RANGE: portRange },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
     child.once('error', reject);
-    child.once('close', (code) => {
+    child.once('close', (code, signal) => {
       const output = Buffer.concat(chunks).toString();
       process.stdout.write(output);
       const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
@@ -97,7 +111,8 @@ function runChild(files: string[]): Promise<ChildResult> {
         const lines = plain.split('\n').filter((line) => new RegExp(`^\\s*${label}:\\s+\\d+`).test(line));
         return Number(/\d+/.exec(lines.at(-1) ?? '0')![0]);
       };
-      resolve({ code, total: count('Total'), passed: count('Passed'), skipped: count('Skipped') });
+      const lastFile = files.filter((file) => plain.includes(file)).at(-1) ?? '(none started)';
+      resolve({ code, signal, lastFile, total: count('Total'), passed: count('Passed'), skipped: count('Skipped') });
     });
   });
 }

@@ -22,8 +22,9 @@ export async function serveOnceLoaded(config: Config, options?: ServeOptions): P
  */
 function exitOnSignalUntilServing(): () => void {
   const exitNow = () => process.exit(0);
-  process.on('SIGTERM', exitNow);
+  // SIGINT first: whoever sees the SIGTERM listener arrive (a test watches for it) knows both are there.
   process.on('SIGINT', exitNow);
+  process.on('SIGTERM', exitNow);
   return () => {
     process.off('SIGTERM', exitNow);
     process.off('SIGINT', exitNow);

@@ -145,3 +145,23 @@ export function coalesce(action) {
     });
   };
 }
+
+/**
+ * Keeps a uPlot chart as wide as `element` (uPlot draws at a fixed size) until `signal` aborts,
+ * then destroys it.
+ * @param {{ width: number, setSize(size: { width: number, height: number }): void, destroy(): void }} chart
+ * @param {HTMLElement} element
+ * @param {number} height
+ * @param {AbortSignal} signal
+ */
+export function fitChartWidth(chart, element, height, signal) {
+  const resize = new ResizeObserver(() => {
+    const width = element.clientWidth;
+    if (width > 0 && width !== chart.width) chart.setSize({ width, height });
+  });
+  resize.observe(element);
+  signal.addEventListener('abort', () => {
+    resize.disconnect();
+    chart.destroy();
+  }, { once: true });
+}

@@ -4,7 +4,7 @@
 // incumbent), the pairs before `min_pairs` shaded (no stop there), and a mark where a candidate was
 // stopped, at the bound that decided. Drawn by uPlot on a canvas; the legend is the page's own: each
 // candidate's colour, name and band at the cursor (away from the chart, its latest).
-import { h, replace } from './dom.js';
+import { fitChartWidth, h, replace } from './dom.js';
 import { count, deltaInterval, meanDelta } from './format.js';
 import uPlot from './uplot.js';
 
@@ -275,15 +275,7 @@ export function raceChart({ drawn, nameOf, label, signal }) {
   }
 
   showLegend(chart);
-  const resize = new ResizeObserver(() => {
-    const width = plot.clientWidth;
-    if (width > 0 && width !== chart.width) chart.setSize({ width, height });
-  });
-  resize.observe(plot);
-  signal.addEventListener('abort', () => {
-    resize.disconnect();
-    chart.destroy();
-  }, { once: true });
+  fitChartWidth(chart, plot, height, signal);
 
   return {
     element,

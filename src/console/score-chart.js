@@ -2,6 +2,7 @@
 // decision, the best score so far as a step line, and the baseline. Drawn by uPlot on a canvas
 // from plain arrays, so 10,000 points draw in a few milliseconds.
 import uPlot from './uplot.js';
+import { fitChartWidth } from './dom.js';
 
 /** @typedef {import('./api-types.js').ProgressPoint} ProgressPoint */
 
@@ -108,15 +109,7 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     const point = index === null || index === undefined ? undefined : shown[index];
     if (point) onPick(point);
   });
-  const resize = new ResizeObserver(() => {
-    const width = element.clientWidth;
-    if (width > 0 && width !== chart.width) chart.setSize({ width, height: 320 });
-  });
-  resize.observe(element);
-  signal.addEventListener('abort', () => {
-    resize.disconnect();
-    chart.destroy();
-  }, { once: true });
+  fitChartWidth(chart, element, 320, signal);
 
   return {
     element,

@@ -12,6 +12,20 @@ export interface Reply<T = any> {
 
 export type Credentials = { token: string } | { apiKey: string; header?: 'x-api-key' | 'authorization' | 'bearer' } | null;
 
+/** A request whose connection failed (refused, reset), named with its method and address. */
+export class RequestFailed extends Error {
+  override name = 'RequestFailed';
+}
+
+/**
+ * True when a request's connection died under it (the service was killed): before the answer's
+ * head (undici's 'fetch failed', which the client names as RequestFailed) or while its body was
+ * streaming ('terminated', as a compressed answer is).
+ */
+export function connectionLost(error: unknown): boolean {
+  return error instanceof RequestFailed || (error instanceof TypeError && error.message === 'terminated');
+}
+
 export class Client {
   constructor(readonly baseUrl: string, readonly credentials: Credentials = null) {}
 
@@ -75,7 +89,7 @@ export class Client {
     }
     const response = await fetch(this.baseUrl + path, { method, headers: allHeaders, body: payload as BodyInit | undefined }).catch((error: Error) => {
       // undici says only "fetch failed": name the request and the cause (a reset, a refused connection).
-      throw new Error(`${method} ${this.baseUrl}${path}: ${error.message}: ${String((error.cause as Error | undefined)?.message ?? error.cause)}`, { cause: error });
+      throw new RequestFailed(`${method} ${this.baseUrl}${path}: ${error.message}: ${String((error.cause as Error | undefined)?.message ?? error.cause)}`, { cause: error });
     });
     const text = await response.text();
     let parsed: unknown = text;

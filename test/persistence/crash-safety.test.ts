@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Random, testSeed } from '../fuzz/random.ts';
-import { Client, type Reply } from '../helpers/client.ts';
+import { Client, connectionLost, type Reply } from '../helpers/client.ts';
 import { createProject, registerUser } from '../helpers/fixtures.ts';
 import { spawnService, type ServiceProcess } from '../helpers/process.ts';
 import { tempDataDir } from '../helpers/service.ts';
@@ -433,9 +433,8 @@ function startLoad(world: World, client: Client, random: Random): Promise<void> 
         try {
           await pickOperation(random)(world, client, random);
         } catch (error) {
-          // The connection died with the process: before the answer's head ('fetch failed') or
-          // while its body was streaming ('terminated', as a compressed answer is). Any other error is a bug.
-          if (error instanceof TypeError && (error.message === 'fetch failed' || error.message === 'terminated')) return;
+          // The connection died with the process. Any other error is a bug.
+          if (connectionLost(error)) return;
           throw error;
         }
       }
