@@ -326,7 +326,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     }
     try {
       for (const event of events) {
-        assert.ok(this.isEvent(event), `${this.kind.name} decided an event of no known type`);
+        if (!this.isEvent(event)) assert.fail(`${this.kind.name} decided an event of no known type`);
         this.state = this.kind.decider.evolve(this.state, event);
       }
     } catch (error) {
