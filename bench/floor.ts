@@ -2,9 +2,18 @@
 // machine (bench/koa-floor-server.ts), measured as the service's figures are, and the service's
 // own iteration post with no disk under it (STORAGE=memory). Reported, not targets: they show how
 // much of a service figure's distance from the bare server is the stack's, how much the service's
-// request path adds, and so how much is left for the durable store.
+// request path adds, and so how much is left for the durable store. Last, the durable store's own
+// floor: one synced write through the service's LMDB store (src/store/lmdb-kv.ts) at a time, the
+// least a durable answer (an iteration post, a lease) can wait.
 import { type ChildServer, compareWithBare, comparisonNote, removeDir, signUp, startBare, startChildServer, startService, type Comparison, type Row } from './harness.ts';
 import { comparePosts, iterationBodies } from './jobs.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LmdbKv } from '../src/store/lmdb-kv.ts';
+
+/** Synced writes timed one after another, a millisecond apart (an idle store, as a lone request finds it). */
+const commitSamples = 500;
 
 /** Running jobs the posts spread over, as in the jobs suite's ten-job figure. */
 const spreadJobs = 10;
@@ -12,7 +21,7 @@ const spreadJobs = 10;
 export async function run(): Promise<Row[]> {
   const bare = await startBare();
   try {
-    return [...(await stackFloor(bare)), ...(await postsWithoutDisk(bare))];
+    return [...(await stackFloor(bare)), ...(await postsWithoutDisk(bare)), ...(await commitFloor())];
   } finally {
     await bare.stop();
   }
@@ -57,6 +66,35 @@ async function postsWithoutDisk(bare: ChildServer): Promise<Row[]> {
   } finally {
     await service.stop();
     removeDir(service.dataDir);
+  }
+}
+
+/** One small synced write at a time through the service's LMDB store, in this process: its latency. */
+async function commitFloor(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'overmind-bench-commit-'));
+  const kv = new LmdbKv(dir);
+  try {
+    const db = kv.db('floor');
+    const times: number[] = [];
+    for (let i = 0; i < commitSamples; i++) {
+      const started = performance.now();
+      await kv.write([{ db, key: ['floor', i], value: { i, text: 'a small value' } }]);
+      times.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    times.sort((a, b) => a - b);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
+    return [{
+      name: 'floor: one synced LMDB write at a time (the store alone), p50',
+      value: at(0.5),
+      unit: 'ms',
+      target: 'reported',
+      pass: true,
+      note: `p99 ${at(0.99).toFixed(2)} ms, ${commitSamples} writes; a durable answer waits at least this`,
+    }];
+  } finally {
+    await kv.close();
+    removeDir(dir);
   }
 }
 
