@@ -126,6 +126,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         failRunsOfGoneVersions(events as AgentEvent[]);
       }
     },
+    // A new run's tasks go to waiting leases in the commit that creates it.
+    decided: (kind, _id, events) => {
+      if (kind === 'job') runs?.dispatch.decided(events as JobEvent[]);
+    },
   });
   /** A run cannot go on without its dataset version or its agent: deleting either fails it. */
   const failRunsOfGoneVersions = (events: readonly AgentEvent[]) => {

@@ -38,6 +38,12 @@ export interface ActorEnvironment {
    * write their result rows there): made when the commit's transaction begins.
    */
   alongside?(kind: string, id: string, events: readonly unknown[]): KvOp[];
+  /**
+   * Events just decided for one message, not yet durable (the runs' dispatch queues the leases a
+   * new run's tasks can go to, so that they join its commit while it is still open). Work it
+   * queues on this actor lands behind the message, and fails with it if its commit fails.
+   */
+  decided?(kind: string, id: string, events: readonly unknown[]): void;
   /** The stream ended (its record was deleted) and its actor must be forgotten. */
   ended(kind: string, id: string): void;
   /** Every commit's outcome, for health reporting. */
@@ -306,6 +312,7 @@ export class Actor<State, Command, Event> implements StreamActor {
         const unanswered = asks.slice(index + 1).map((later) => ({ ask: later, refusal: undefined }));
         return { messages: [...messages, ...unanswered], corrupted: error };
       }
+      if (events.length > 0) this.env.decided?.(this.kind.name, this.id, events);
     }
     return { messages };
   }

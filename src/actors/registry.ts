@@ -49,6 +49,8 @@ export interface RegistryOptions {
   alongside?(kind: string, id: string, events: readonly unknown[]): KvOp[];
   /** Called with each committed message's events once the read model has them (stores kept beside it, the runs' dispatch). */
   applied?(kind: string, id: string, events: readonly unknown[]): void;
+  /** Called with a message's events once decided, before they are durable (see ActorEnvironment.decided). */
+  decided?(kind: string, id: string, events: readonly unknown[]): void;
 }
 
 /** Actors whose snapshots one shutdown transaction writes. */
@@ -80,6 +82,7 @@ export class Registry {
         if (changes.length > 0) options.changed!(changes);
       },
       alongside: options.alongside,
+      decided: options.decided,
       ended: (kindName, id) => {
         this.actorsOf(kindName).delete(id);
       },

@@ -35,7 +35,9 @@ interface Waiter {
   readonly worker: Worker;
   readonly request: LeaseRequest;
   readonly resolve: (tasks: LeasedTask[]) => void;
-  readonly deadline: NodeJS.Timeout;
+  /** When its wait ends (performance.now()), and the timer that answers it with nothing then. */
+  readonly until: number;
+  deadline: NodeJS.Timeout;
 }
 
 export interface RunDispatchOptions {
@@ -86,6 +88,7 @@ export class RunDispatch {
         worker,
         request,
         resolve,
+        until: performance.now() + request.waitMs,
         deadline: setTimeout(() => this.dropWaiter(waiter, []), request.waitMs),
       };
       waiting.push(waiter);
@@ -184,7 +187,20 @@ export class RunDispatch {
     for (const [worker, at] of this.seen) if (at >= since) yield worker;
   }
 
-  // ---- following committed events ----
+  // ---- following decided and committed events ----
+
+  /**
+   * A job's events as its actor decides them, before they are durable. A new run's tasks are
+   * ready the moment its commit lands, so the project's waiting leases ask for them now: their
+   * asks queue behind the run's creation on the same actor and join its commit while it is still
+   * open (else the one right after), and a waiting worker holds its task as the run is created
+   * rather than one commit later. A lease that gets nothing, or whose commit fails, waits again.
+   */
+  decided(events: readonly JobEvent[]): void {
+    for (const event of events) {
+      if (event.type === 'RunCreated') this.serveEarly(event.run, event.shape.iterations * event.shape.datapoints * event.shape.attempts, event.inFlightCap);
+    }
+  }
 
   /** A job's committed events: live runs noted, timers set, waiting leases served, progress marked. */
   applied(events: readonly JobEvent[]): void {
@@ -275,29 +291,63 @@ export class RunDispatch {
 
   /** Leases from the project's live runs in turn (or the one asked for), the first that has a task ready. */
   private async leaseNow(worker: Worker, request: LeaseRequest): Promise<LeasedTask[]> {
-    const { registry, readModel, clock } = this.options;
+    const { readModel, clock } = this.options;
     for (const runId of this.turnOrder(worker.project, request.run)) {
       const state = readModel.runStates.get(runId);
       if (!state || isEnded(state.run)) continue;
-      const nowMs = clock.nowMs();
-      if (state.tasks.counts.leased >= state.spending.inFlightAllowed || !state.tasks.hasReady(nowMs)) continue;
-      const { run } = state;
-      const events = await registry.ask(registry.actor('job', run.job), [run.project], {
-        type: 'LeaseTasks',
-        run: run.id,
-        worker: worker.id,
-        max: request.max,
-        tokens: leaseTokens(request.max),
-        nowMs,
-        now: timestamp(clock),
-      });
-      for (const event of events) {
-        if (event.type !== 'TasksLeased') continue;
-        const leased = readModel.runStates.get(run.id)?.run ?? run;
-        return event.positions.map((position, i) => ({ run: leased, position, token: event.tokens[i]!, expiresAt: event.expiresAt }));
-      }
+      if (state.tasks.counts.leased >= state.spending.inFlightAllowed || !state.tasks.hasReady(clock.nowMs())) continue;
+      const tasks = await this.leaseFrom(state.run, worker, request.max);
+      if (tasks.length > 0) return tasks;
     }
     return [];
+  }
+
+  /** Asks the run's job to lease up to `max` of its ready tasks to the worker: those it leased. */
+  private async leaseFrom(run: Run, worker: Worker, max: number): Promise<LeasedTask[]> {
+    const { registry, readModel, clock } = this.options;
+    const events = await registry.ask(registry.actor('job', run.job), [run.project], {
+      type: 'LeaseTasks',
+      run: run.id,
+      worker: worker.id,
+      max,
+      tokens: leaseTokens(max),
+      nowMs: clock.nowMs(),
+      now: timestamp(clock),
+    });
+    for (const event of events) {
+      if (event.type !== 'TasksLeased') continue;
+      const leased = readModel.runStates.get(run.id)?.run ?? run;
+      return event.positions.map((position, i) => ({ run: leased, position, token: event.tokens[i]!, expiresAt: event.expiresAt }));
+    }
+    return [];
+  }
+
+  /**
+   * The waiting leases a just-decided run can serve (see `decided`), oldest first, while its tasks
+   * and the most it lets be in flight last: each taken from the waiting list and asked for at once.
+   */
+  private serveEarly(run: Run, tasks: number, inFlightCap: number): void {
+    let left = Math.min(tasks, inFlightCap);
+    for (const waiter of [...(this.waiters.get(run.project) ?? [])]) {
+      if (left <= 0 || this.closed) return;
+      if (waiter.request.run !== null && waiter.request.run !== run.id) continue;
+      left -= waiter.request.max;
+      this.removeWaiter(waiter);
+      this.leaseFrom(run, waiter.worker, waiter.request.max).then(
+        (leased) => (leased.length > 0 ? waiter.resolve(leased) : this.waitAgain(waiter)),
+        () => this.waitAgain(waiter),
+      );
+    }
+  }
+
+  /** A waiter served early got nothing: it waits again, first in line, for what is left of its wait. */
+  private waitAgain(waiter: Waiter): void {
+    const left = waiter.until - performance.now();
+    if (left <= 0 || this.closed) return waiter.resolve([]);
+    waiter.deadline = setTimeout(() => this.dropWaiter(waiter, []), left);
+    const waiting = this.waiters.get(waiter.worker.project) ?? [];
+    waiting.unshift(waiter);
+    this.waiters.set(waiter.worker.project, waiting);
   }
 
   /** The runs a lease tries, in order: the one asked for, or the project's live runs from the one whose turn it is. */
@@ -355,12 +405,16 @@ export class RunDispatch {
   }
 
   private dropWaiter(waiter: Waiter, tasks: LeasedTask[]): void {
+    this.removeWaiter(waiter);
+    waiter.resolve(tasks);
+  }
+
+  private removeWaiter(waiter: Waiter): void {
     clearTimeout(waiter.deadline);
     const waiting = this.waiters.get(waiter.worker.project);
     const at = waiting?.indexOf(waiter) ?? -1;
     if (at >= 0) waiting!.splice(at, 1);
     if (waiting?.length === 0) this.waiters.delete(waiter.worker.project);
-    waiter.resolve(tasks);
   }
 
   /** The live runs in which a worker holds a lease. */

@@ -282,6 +282,35 @@ test('a waiting lease is answered as soon as a task is ready: a run created whil
     assert.ok(performance.now() - nothing >= 290, 'an empty lease waits its wait_ms out');
   }));
 
+test('a waiting lease gets a new run\'s task in the commit that creates the run; a waiter it leaves nothing for waits on', () =>
+  withService(async ({ client, service }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 1, 1);
+    const [first, second] = [await registerWorker(member.client), await registerWorker(member.client)];
+    const waiting = lease(member.client, first, { wait_ms: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const secondStarted = performance.now();
+    const alsoWaiting = lease(member.client, second, { wait_ms: 800 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Every commit from here on is counted.
+    const kv = service.deps.kv;
+    const write = kv.write.bind(kv);
+    let commits = 0;
+    kv.write = (late) => {
+      commits++;
+      return write(late);
+    };
+    const run = await createRun(member.client, setup);
+    const [task] = await waiting;
+    assert.is(task.run, run.id);
+    assert.is(commits, 2, 'its iterations pinned to the version, then the run with the lease of its task (a lease of its own would be a third)');
+    assert.equal(await alsoWaiting, [], 'the one task went to the first waiter: the second waited its wait out');
+    assert.ok(performance.now() - secondStarted >= 790);
+    const [listed] = await tasksOf(member.client, run);
+    assert.is(listed.state, 'leased');
+    assert.is(listed.worker, first.id);
+  }, { lmdb: true }));
+
 test('several runs of a project share the workers in turn: a large run does not starve a small one', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
