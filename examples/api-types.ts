@@ -2372,7 +2372,7 @@ export interface components {
         /** @description The lease token its lease handed out (a new one with every lease). */
         "runs.fields.leaseToken": string;
         /**
-         * @description The order datapoints are handed out in: the version's, or shuffled from `seed`. Each datapoint's tasks (every iteration, every attempt) go out together.
+         * @description The order datapoints are handed out in: the version's, or shuffled from `seed`. They go out a block of 16 at a time, each iteration's tasks of the block (every attempt) together, iteration after iteration; a race's go out datapoint by datapoint.
          * @enum {string}
          */
         "runs.fields.order": "dataset" | "shuffled";

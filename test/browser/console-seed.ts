@@ -101,9 +101,12 @@ export const runErrors: [number, number, string][] = [
   [13, 1, 'context length exceeded (131,072 tokens)'],
   [17, 0, 'model provider timed out after 30 s'],
   [21, 0, 'sandbox killed: memory limit of 2 GiB'],
-  [21, 1, 'sandbox killed: memory limit of 2 GiB'],
+  [19, 1, 'sandbox killed: memory limit of 2 GiB'],
 ];
-/** Tasks of the half-way run completed by the seed (datapoints 0-25, both iterations). */
+/**
+ * Tasks of the half-way run completed by the seed: tasks go out 16 datapoints at a time, one
+ * iteration after the other, so baseline-prompt's datapoints 0-31 and concise-prompt's 0-19.
+ */
 export const runEnded = 52;
 export const runHeld = 4;
 export const runDatapoints = 40;
@@ -428,8 +431,9 @@ async function accepted(client: Client, worker: { id: string }, results: Record<
 /**
  * A job of the agent evaluated by runs on its v3: friendly-prompt's run ended by its budget (30
  * of 40 tasks done, 10 skipped), then baseline-prompt and concise-prompt's run half way through
- * (the first 26 datapoints of both ended, six of those tasks dead with their errors; four tasks
- * held by a second worker for an hour; the rest queued), and a third worker that never leased.
+ * (baseline-prompt's first 32 datapoints and concise-prompt's first 20 ended, six of those tasks
+ * dead with their errors, three of each; four tasks held by a second worker for an hour; the rest
+ * queued), and a third worker that never leased.
  */
 async function seedRuns(client: Client, project: string, agent: string, dataset: string): Promise<SeededRuns> {
   const job = await created(client, '/api/jobs/', { agent, job_type: 'judge_scoring', baseline_score: 0.6, prompt_slug: 'support-answer', analyzer_model: 'gpt-4o' });

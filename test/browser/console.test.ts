@@ -918,7 +918,7 @@ walk('a run: its progress, rate and time left, tasks by state, errors, iteration
   // Its iterations, each linked to its results, with what they say so far.
   const { shown, expected } = await runIterationRows(context, runs.iterations.slice(0, 2));
   assert.equal(shown, expected);
-  assert.equal(shown.map((row) => row[1]), ['23 / 40 3 errors', '23 / 40 3 errors'], 'the first 26 datapoints ended, three of each iteration\'s dead');
+  assert.equal(shown.map((row) => row[1]), ['29 / 40 3 errors', '17 / 40 3 errors'], 'baseline-prompt\'s first 32 datapoints ended and concise-prompt\'s first 20, three of each iteration\'s dead');
   assert.equal(await page.locator('[data-iterations] tbody a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
     runs.iterations.slice(0, 2).map((iteration) => `/console/job-iterations/${iteration.id}/results`));
 

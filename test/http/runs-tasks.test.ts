@@ -65,7 +65,8 @@ test('filters by state, iteration and datapoint, alone or together; an iteration
     const other = await runSetup(member.client, project.id, 3, 1);
     const run = await createRun(member.client, setup, { attempts: 2 });
     const worker = await registerWorker(member.client);
-    // Datapoint by datapoint: the first four tasks handed out are datapoint 0's (two iterations, two attempts).
+    // A block of datapoints (all three here) at a time, iteration after iteration: the first five
+    // tasks handed out are the first iteration's, datapoint by datapoint, both attempts of each.
     const leased = await lease(member.client, worker, { max: 5 });
     await completeAll(member.client, worker, leased.slice(0, 2));
     const keys = async (query: Record<string, string>) =>
@@ -73,11 +74,11 @@ test('filters by state, iteration and datapoint, alone or together; an iteration
     const [first, second] = setup.iterations.map((iteration) => iteration.id);
     const [zero, one] = setup.dataset.datapoints.map((datapoint: any) => datapoint.id);
     assert.equal(await keys({ state: 'done' }), ['0/0/0:done', '0/0/1:done']);
-    assert.equal(await keys({ state: 'leased' }), ['0/1/0:leased', '1/0/0:leased', '1/0/1:leased']);
+    assert.equal(await keys({ state: 'leased' }), ['0/1/0:leased', '0/1/1:leased', '0/2/0:leased']);
     assert.is((await keys({ state: 'queued' })).length, 7);
     assert.equal(await keys({ state: 'dead' }), []);
-    assert.equal(await keys({ iteration: second, state: 'queued' }), ['1/1/0:queued', '1/1/1:queued', '1/2/0:queued', '1/2/1:queued']);
-    assert.equal(await keys({ datapoint: one }), ['0/1/0:leased', '0/1/1:queued', '1/1/0:queued', '1/1/1:queued']);
+    assert.equal(await keys({ iteration: second, state: 'queued' }), ['1/0/0:queued', '1/0/1:queued', '1/1/0:queued', '1/1/1:queued', '1/2/0:queued', '1/2/1:queued']);
+    assert.equal(await keys({ datapoint: one }), ['0/1/0:leased', '0/1/1:leased', '1/1/0:queued', '1/1/1:queued']);
     assert.equal(await keys({ iteration: first, datapoint: zero }), ['0/0/0:done', '0/0/1:done']);
     assert.equal(await keys({ iteration: first, datapoint: zero.toUpperCase(), state: 'leased' }), []);
     assert.equal(await keys({ iteration: other.iterations[0].id }), [], 'an iteration of another job');

@@ -26,7 +26,7 @@ test('a run of two iterations on four datapoints, two attempts each: sixteen tas
     assert.equal(listed.results[0], run);
   }));
 
-test('a lease hands out tasks datapoint by datapoint, each with its iteration, its datapoint without the expected output, and a token; the run and the job start', () =>
+test('a lease hands out tasks a block of datapoints at a time, iteration after iteration, each with its iteration, its datapoint without the expected output, and a token; the run and the job start', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const setup = await runSetup(member.client, project.id, 3, 2);
@@ -37,15 +37,19 @@ test('a lease hands out tasks datapoint by datapoint, each with its iteration, i
     const [first] = tasks;
     assert.equal(Object.keys(first).sort(), ['attempt', 'datapoint', 'id', 'iteration', 'lease', 'lease_expires_at', 'run', 'try']);
     assert.match(first.lease, /^[A-Za-z0-9_-]{22}$/);
+    // Three datapoints are less than a block (16): the first iteration's three, then the second's.
     assert.equal(tasks.map((task: any) => [task.datapoint.order, task.iteration.iteration_name]), [
-      [0, setup.iterations[0].iteration_name], [0, setup.iterations[1].iteration_name], [1, setup.iterations[0].iteration_name],
+      [0, setup.iterations[0].iteration_name], [1, setup.iterations[0].iteration_name], [2, setup.iterations[0].iteration_name],
+    ]);
+    assert.equal((await lease(member.client, worker, { max: 3 })).map((task: any) => [task.datapoint.order, task.iteration.iteration_name]), [
+      [0, setup.iterations[1].iteration_name], [1, setup.iterations[1].iteration_name], [2, setup.iterations[1].iteration_name],
     ]);
     assert.equal(first.datapoint, { id: setup.dataset.datapoints[0].id, order: 0, input: { question: 'question 0' }, persona: 'persona-0', tags: ['tag-0'] });
     assert.equal([first.iteration.agent_code, first.attempt, first.try, first.run], ['code 0', 0, 1, run.id]);
     assert.ok(Date.parse(first.lease_expires_at) > Date.now() + 50_000);
     assert.equal(new Set(tasks.map((task: any) => task.lease)).size, 3, 'a token per task');
     const started = await runOf(member.client, run);
-    assert.equal([started.status, started.counts.leased, started.counts.queued], ['running', 3, 3]);
+    assert.equal([started.status, started.counts.leased, started.counts.queued], ['running', 6, 0]);
     assert.ok(started.started_at);
     assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'running');
   }));

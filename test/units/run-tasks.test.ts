@@ -1,7 +1,8 @@
 // A run's tasks as columns (src/domain/run-tasks.ts): positions and the hand-out sequence
-// (datapoint by datapoint, in the dataset's or a shuffled order), leases, the heap of tasks queued
-// again (ready by when, earliest first, stale entries skipped), a silent worker's leases given
-// back, ends, counts kept at every step, and a snapshot's plain form read back to the same tasks.
+// (datapoint by datapoint, or a block of datapoints at a time, in the dataset's or a shuffled
+// order), leases, the heap of tasks queued again (ready by when, earliest first, stale entries
+// skipped), a silent worker's leases given back, ends, counts kept at every step, and a
+// snapshot's plain form read back to the same tasks.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pack, unpack } from 'msgpackr';
@@ -57,6 +58,26 @@ test('the hand-out sequence is datapoint-major: each datapoint\'s tasks (every i
   // Every rank names a different position: the sequence covers each task once.
   const ranks = new Set(Array.from({ length: inOrder.total }, (_, rank) => inOrder.positionAtRank(rank)));
   assert.is(ranks.size, inOrder.total);
+});
+
+test('in blocks: each iteration takes a block of datapoints in turn (the last block what is left), the blocks in the order given; every task once', () => {
+  const blocks = new RunTasks({ ...shape([4, 0, 1, 3, 2], 2, 1), block: 2 });
+  assert.equal(coordinates(blocks, blocks.ready(10, 0).positions), [
+    '0/4/0', '0/0/0', '1/4/0', '1/0/0', '0/1/0', '0/3/0', '1/1/0', '1/3/0', '0/2/0', '1/2/0',
+  ]);
+  const withAttempts = new RunTasks({ ...shape([0, 1, 2], 2, 2), block: 2 });
+  assert.equal(coordinates(withAttempts, withAttempts.ready(12, 0).positions), [
+    '0/0/0', '0/0/1', '0/1/0', '0/1/1', '1/0/0', '1/0/1', '1/1/0', '1/1/1', '0/2/0', '0/2/1', '1/2/0', '1/2/1',
+  ]);
+  for (const [datapoints, block, iterations, attempts] of [[7, 3, 3, 2], [16, 16, 2, 1], [5, 16, 4, 3], [33, 16, 60, 1]] as const) {
+    const order = Array.from({ length: datapoints }, (_, i) => (i + 3) % datapoints);
+    const tasks = new RunTasks({ ...shape(order, iterations, attempts), block });
+    const ranks = new Set(Array.from({ length: tasks.total }, (_, rank) => tasks.positionAtRank(rank)));
+    assert.is(ranks.size, tasks.total, `${datapoints} datapoints in blocks of ${block}: every task once`);
+  }
+  // A snapshot keeps the block.
+  const again = RunTasks.fromPlain(unpack(pack(blocks.toPlain())));
+  assert.equal(coordinates(again, again.ready(10, 0).positions), coordinates(blocks, blocks.ready(10, 0).positions));
 });
 
 test('ready() only reads; a lease takes what it named, moves the sequence on and keeps the counts', () => {

@@ -11,6 +11,7 @@ import type { Dataset, Job, JobIteration } from '../../domain/records.ts';
 import { conflict, invalid, invalidPk, notFound } from '../../domain/rejection.ts';
 import { evalSpecOf } from '../../domain/agent.ts';
 import { busyIteration, type Run, type RunBudget, type RunCommand, type RunOrder, type RunScoringConfig, type RunState } from '../../domain/run.ts';
+import { handOutBlock } from '../../domain/run-tasks.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
 import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
@@ -211,6 +212,8 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           datapoints: roster.ids.length,
           attempts: body.attempts,
           datapointOrder: datapointOrder(roster.ids.length, order, seed ?? 0),
+          // A race's pairs complete together; other runs go a block of datapoints at a time.
+          block: race ? 1 : handOutBlock,
         };
         await askJobOf(run, { type: 'CreateRun', run, shape, incumbentValues: race?.incumbentValues ?? null });
         answerRun(ctx, 201, run.id);
