@@ -9,7 +9,7 @@ import type { Registry } from '../actors/registry.ts';
 import type { Clock } from '../clock.ts';
 import { timestamp } from '../clock.ts';
 import type { Limits } from '../config.ts';
-import type { JobEvent } from '../domain/job.ts';
+import type { JobCommand, JobEvent } from '../domain/job.ts';
 import type { Worker } from '../domain/project.ts';
 import { isEnded, type CompletionItem, type CompletionOutcome, type Run } from '../domain/run.ts';
 import type { ReadModel } from '../read-model.ts';
@@ -99,8 +99,8 @@ export class RunDispatch {
   /** Completes tasks of one run for a worker; each item answered on its own. */
   async complete(worker: Worker, run: Run, items: readonly CompletionItem[]): Promise<CompletionOutcome[]> {
     this.heard(worker.id);
-    const { registry, clock, readModel } = this.options;
-    const events = await registry.ask(registry.actor('job', run.job), [run.project], {
+    const { clock, readModel } = this.options;
+    const events = await this.askJob(run, {
       type: 'CompleteTasks',
       run: run.id,
       worker: worker.id,
@@ -129,7 +129,7 @@ export class RunDispatch {
    */
   async heartbeat(worker: Worker, running: readonly { run: string; position: number; id: string }[]): Promise<string[]> {
     this.heard(worker.id);
-    const { registry, clock, readModel } = this.options;
+    const { clock, readModel } = this.options;
     const byJob = new Map<string, { project: string; runs: string[] }>();
     for (const state of this.runsHeldBy(worker.id)) {
       const entry = byJob.get(state.job) ?? { project: state.project, runs: [] };
@@ -138,7 +138,7 @@ export class RunDispatch {
     }
     const nowMs = clock.nowMs();
     await Promise.all(
-      [...byJob].map(([job, { project, runs }]) => registry.ask(registry.actor('job', job), [project], { type: 'ExtendLeases', runs, worker: worker.id, nowMs })),
+      [...byJob].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ExtendLeases', runs, worker: worker.id, nowMs })),
     );
     return running
       .filter(({ run, position }) => readModel.runStates.get(run)?.tasks.leases.get(position)?.worker !== worker.id)
@@ -147,7 +147,7 @@ export class RunDispatch {
 
   /** A worker says goodbye: every lease it holds goes back to the queue at once. */
   async release(worker: Worker): Promise<void> {
-    const { registry, clock } = this.options;
+    const { clock } = this.options;
     const byJob = new Map<string, { project: string; runs: string[] }>();
     for (const run of this.runsHeldBy(worker.id)) {
       const entry = byJob.get(run.job) ?? { project: run.project, runs: [] };
@@ -156,7 +156,7 @@ export class RunDispatch {
     }
     const nowMs = clock.nowMs();
     await Promise.all(
-      [...byJob].map(([job, { project, runs }]) => registry.ask(registry.actor('job', job), [project], { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
+      [...byJob].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
     );
     this.seen.delete(worker.id);
     for (const [project, waiting] of this.waiters) {
@@ -302,10 +302,16 @@ export class RunDispatch {
     return [];
   }
 
+  /** Asks a job's actor, inside its project's gate (every decision about runs is the job's). */
+  private askJob(where: { job: string; project: string }, command: JobCommand): Promise<readonly JobEvent[]> {
+    const { registry } = this.options;
+    return registry.ask(registry.actor('job', where.job), [where.project], command);
+  }
+
   /** Asks the run's job to lease up to `max` of its ready tasks to the worker: those it leased. */
   private async leaseFrom(run: Run, worker: Worker, max: number): Promise<LeasedTask[]> {
-    const { registry, readModel, clock } = this.options;
-    const events = await registry.ask(registry.actor('job', run.job), [run.project], {
+    const { readModel, clock } = this.options;
+    const events = await this.askJob(run, {
       type: 'LeaseTasks',
       run: run.id,
       worker: worker.id,
@@ -453,8 +459,7 @@ export class RunDispatch {
     this.timers.delete(runId);
     const state = this.options.readModel.runStates.get(runId);
     if (!state || isEnded(state.run) || this.closed) return;
-    const { registry, clock } = this.options;
-    const nowMs = clock.nowMs();
+    const nowMs = this.options.clock.nowMs();
     const expired = [...state.tasks.leaseExpiry.values()].some((at) => at <= nowMs);
     const { run } = state;
     if (!expired) {
@@ -462,8 +467,7 @@ export class RunDispatch {
       this.arm(run);
       return;
     }
-    registry
-      .ask(registry.actor('job', run.job), [run.project], { type: 'ExpireLeases', run: run.id, nowMs })
+    this.askJob(run, { type: 'ExpireLeases', run: run.id, nowMs })
       .catch(() => undefined)
       // Its events re-arm the timer; a refusal (the store failed) tries again shortly.
       .finally(() => {
