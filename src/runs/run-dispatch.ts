@@ -4,7 +4,8 @@
 // every worker), the timers that give a silent worker's expired leases back and wake waiters when
 // retries become ready, and when each worker was last heard from. Every decision is the job's
 // actor's (src/domain/run.ts): this module asks it, with the time and fresh lease tokens, and
-// follows its committed events (`applied`).
+// follows its committed events (`applied`), and a new run's as soon as they are decided
+// (`decided`), so that waiting leases join the commit that creates it.
 import type { Registry } from '../actors/registry.ts';
 import type { Clock } from '../clock.ts';
 import { timestamp } from '../clock.ts';
