@@ -41,6 +41,7 @@ export async function jobPage({ params, signal }) {
   let tableElement = null;
   const summaries = resultSummaries(id, signal, () => {
     for (const slot of tableElement?.querySelectorAll('[data-results]') ?? []) fillResults(/** @type {HTMLElement} */ (slot));
+    showHeadline();
   });
   /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
@@ -124,7 +125,10 @@ export async function jobPage({ params, signal }) {
   function showHeadline() {
     const counts = countDecisions(points);
     const best = bestPoint(points);
-    const bestScore = job.best_score ?? best?.avg_score ?? null;
+    // A job whose iterations were only evaluated by runs has results but no avg_score: its best
+    // is then the best mean of results, said so.
+    const bestByResults = best ? undefined : bestMean(points, summaries.of);
+    const bestScore = job.best_score ?? best?.avg_score ?? bestByResults?.mean ?? null;
     // The job's own improvement when it states one, else what its best iteration gained.
     const improvement = job.improvement ?? (bestScore !== null && job.baseline_score !== null ? bestScore - job.baseline_score : null);
     replace(title, pageHead({
@@ -134,7 +138,8 @@ export async function jobPage({ params, signal }) {
       actions: [live.element, badge(job.status)],
     }));
     replace(headline,
-      stat('Best score', score(bestScore), best ? ['at ', clipped(best.iteration_name)] : 'no scored iteration yet', 'primary'),
+      stat('Best score', score(bestScore),
+        best ? ['at ', clipped(best.iteration_name)] : bestByResults ? ['mean of results, at ', clipped(bestByResults.name)] : 'no scored iteration yet', 'primary'),
       stat('Improvement', h('span', { class: toneOf(improvement) }, delta(improvement)), `over baseline ${score(job.baseline_score)}`),
       stat('Baseline', score(job.baseline_score)),
       stat('Iterations', count(points.length), decisions(counts)));
@@ -202,6 +207,22 @@ export async function loadProgress(id, signal) {
     points.push(...answer.results);
     if (!answer.next) return { job: answer.job, points };
   }
+}
+
+/**
+ * The iteration whose results have the highest mean, if any has a mean.
+ * @param {ProgressPoint[]} points
+ * @param {(iteration: string) => Coverage | undefined} summaryOf
+ * @returns {{ name: string, mean: number } | undefined}
+ */
+function bestMean(points, summaryOf) {
+  /** @type {{ name: string, mean: number } | undefined} */
+  let best;
+  for (const point of points) {
+    const mean = summaryOf(point.id)?.mean_score;
+    if (typeof mean === 'number' && (!best || mean > best.mean)) best = { name: point.iteration_name, mean };
+  }
+  return best;
 }
 
 /** Iterations written to in one burst whose summaries are read one by one; more, and the job's are read whole. */

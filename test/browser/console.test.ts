@@ -1052,6 +1052,9 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
     .find((tr) => tr.textContent?.includes(name))?.querySelectorAll('td')[column]?.textContent === coverage,
   [friendly.iteration_name, iterationColumns.coverage, `${runDatapoints} / ${runDatapoints}`] as const, { timeout: 10_000 });
   await page.locator('.page-head .actions .badge', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
+  // No iteration of this job has an avg_score: its best score is the best mean of its results, said so.
+  await page.waitForFunction(() => document.querySelector('.stats .stat .stat-note')?.textContent === 'mean of results, at friendly-prompt', undefined, { timeout: 10_000 });
+  assert.equal((await statCards(page))[0], ['Best score', '0.8', 'mean of results, at friendly-prompt']);
   await settled(page);
   await shoot(page, '25-job-runs');
   await assertAccessible(page, 'a job whose run ended while its page was open');
