@@ -284,6 +284,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A result's id holds its attempt in 12 bits (resultIdOf).
     throw new ConfigError('LIMIT_ATTEMPTS_PER_DATAPOINT_MAX must not exceed 4096');
   }
+  if (limits.taskTriesMax > 255) {
+    // A task's failed tries are counted in a byte (RunTasks.tries).
+    throw new ConfigError('LIMIT_TASK_TRIES_MAX must not exceed 255');
+  }
   if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
     throw new ConfigError('LIMIT_HEADERS_TIMEOUT_SECONDS must not exceed LIMIT_REQUEST_TIMEOUT_SECONDS');
   }

@@ -127,8 +127,14 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       }
     },
     // A new run's tasks go to waiting leases in the commit that creates it.
+    // A failure here only loses the early hand-out: the leases are served once the run is durable.
     decided: (kind, _id, events) => {
-      if (kind === 'job') runs?.dispatch.decided(events as JobEvent[]);
+      if (kind !== 'job') return;
+      try {
+        runs?.dispatch.decided(events as JobEvent[]);
+      } catch (error) {
+        logger.error({ err: error }, 'serving waiting leases from a run being created failed');
+      }
     },
   });
   /** A run cannot go on without its dataset version or its agent: deleting either fails it. */
@@ -141,6 +147,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         for (const run of readModel.runs.values()) if (readModel.jobs.get(run.job)?.agent === event.agent.id) datasets.add(run.dataset);
       }
     }
+    if (datasets.size === 0) return;
     const byJob = new Map<string, { project: string; runs: string[] }>();
     for (const run of readModel.runs.values()) {
       if (!datasets.has(run.dataset) || isEnded(run)) continue;

@@ -45,9 +45,22 @@ BACKOFF_BASE_S = 0.1
 BACKOFF_MAX_S = 10.0
 ERROR_CHARS_MAX = 16384
 ITEMS_PER_COMPLETION_MAX = 1000
+# Bytes of one completion's body, well under the service's (32 MiB by default), as the TypeScript worker.
+COMPLETION_BYTES_MAX = 8 * 1024 * 1024
 SCORE_FIELDS = ("score", "passed", "dimension_scores")
 RESULT_FIELDS = ("output", "score", "passed", "dimension_scores", "cost", "status", "error", "trace_id", "span_id", "latency_ms")
 ENDED = {"completed", "cancelled", "failed"}
+
+
+def completion_chunk(unsent):
+    """How many of the first results go in one completion: at most ITEMS_PER_COMPLETION_MAX and
+    COMPLETION_BYTES_MAX of JSON, and always at least one."""
+    total = 0
+    for count, one in enumerate(unsent[:ITEMS_PER_COMPLETION_MAX]):
+        total += len(json.dumps(one["item"]).encode()) + 1
+        if count > 0 and total > COMPLETION_BYTES_MAX:
+            return count
+    return min(len(unsent), ITEMS_PER_COMPLETION_MAX)
 
 
 def log(message):
@@ -352,7 +365,8 @@ class Worker:
                     self.lock.wait()
                 if not self.unsent:
                     return
-                self.sending, self.unsent = self.unsent[:ITEMS_PER_COMPLETION_MAX], self.unsent[ITEMS_PER_COMPLETION_MAX:]
+                count = completion_chunk(self.unsent)
+                self.sending, self.unsent = self.unsent[:count], self.unsent[count:]
             sent = self.sending
             answer = self.service.call("POST", f"/api/workers/{self.worker_id}/complete/", {"results": [one["item"] for one in sent]}, 200, "completing tasks")
             with self.lock:

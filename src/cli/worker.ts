@@ -2,7 +2,7 @@
 // one run) and sends back what it printed, with the worker loop of src/worker/. The first SIGINT
 // or SIGTERM stops leasing, lets running commands finish within the grace period, kills and gives
 // back the rest, says goodbye and exits 0; a second one kills every command and exits at once.
-import { hostname } from 'node:os';
+import { constants, hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CommandRunner } from '../worker/command-task.ts';
 import { ProgressReporter } from '../worker/progress.ts';
@@ -187,23 +187,25 @@ function errorLine(task: LeasedTask, outcome: TaskOutcome): string | null {
   return `task ${task.id} (datapoint ${task.datapoint.order}, ${task.iteration.iteration_name || task.iteration.id}, try ${task.try}): ${first}`;
 }
 
-/** SIGINT and SIGTERM: the first stops gracefully, a second at once. Returns what removes the listeners. */
+/**
+ * SIGINT, SIGTERM and SIGHUP (a closed terminal: the commands run in groups of their own and would
+ * not hear it): the first stops gracefully, a second at once. Returns what removes the listeners.
+ */
 function stopOn(loop: WorkerLoop, runner: CommandRunner, graceS: number, note: (line: string) => void): () => void {
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {
       runner.killAll();
       runner.close();
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(128 + constants.signals[signal]);
     }
     signalled = true;
     note(`${signal}: leasing no more; running commands get ${graceS} s to finish (${signal} again to stop at once)`);
     loop.stop();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, onSignal);
   return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const signal of signals) process.off(signal, onSignal);
   };
 }

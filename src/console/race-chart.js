@@ -270,7 +270,7 @@ export function raceChart({ drawn, nameOf, label, signal }) {
       }
       const swatch = h('span', { class: 'race-swatch' });
       swatch.style.background = raceColor(order);
-      return h('li', {}, swatch, h('span', { class: 'race-legend-name' }, nameOf(candidate.iteration)), h('span', { class: 'race-legend-value' }, text));
+      return h('li', {}, swatch, h('span', { class: 'race-legend-name', title: nameOf(candidate.iteration) }, nameOf(candidate.iteration)), h('span', { class: 'race-legend-value' }, text));
     }));
   }
 

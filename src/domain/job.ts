@@ -288,7 +288,9 @@ function withDiscards(state: JobState, events: RunEvent[]): JobEvent[] {
  * stays cancelled.
  */
 function withJobStatus(state: JobState, job: Job, events: JobEvent[]): JobEvent[] {
-  if (events.length === 0) return events;
+  // Only a run's record moving (created, updated, ended) can move the job: leases and completions
+  // alone are most of a job's events and need not look at every run.
+  if (!events.some((event) => event.type === 'RunCreated' || event.type === 'RunUpdated' || event.type === 'RunEnded')) return events;
   const runs = new Map([...state.runs].map(([id, run]) => [id, run.run]));
   let workerTaskId = job.worker_task_id;
   for (const event of events) {
@@ -307,10 +309,4 @@ function statusOfRuns(runs: readonly Run[]): JobStatus | undefined {
   if (runs.some((run) => run.status === 'failed')) return 'failed';
   if (runs.every((run) => run.status === 'cancelled')) return 'cancelled';
   return 'completed';
-}
-
-/** Whether the job has a run that has not ended. */
-export function hasLiveRun(state: JobState): boolean {
-  for (const run of state.runs.values()) if (!isEnded(run.run)) return true;
-  return false;
 }

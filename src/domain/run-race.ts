@@ -22,8 +22,6 @@ import {
   type RaceStanding,
 } from '../stats/index.ts';
 
-export const raceStates = ['live', 'worse', 'better', 'cannot_win', 'finished'] as const;
-
 /** A run's `race` as asked for (its defaults filled in, its score range settled). */
 export interface RaceConfig {
   readonly incumbent: string;
@@ -167,11 +165,6 @@ export function newRace(config: RaceConfig, shape: RaceShape, fixedValues: reado
     })),
     tasksSaved: 0,
   };
-}
-
-/** Whether every candidate is decided (none live). */
-export function isRaceDecided(race: RaceState): boolean {
-  return race.candidates.every(({ candidate }) => candidate.state !== 'live');
 }
 
 /**

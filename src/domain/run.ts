@@ -8,7 +8,7 @@
 import { conflict } from './rejection.ts';
 import type { ResolvedRow } from './result-batch.ts';
 import { advanceRace, applyRaceAdvance, newRace, type RaceAdvance, type RaceConfig, type RaceState, type RaceValue } from './run-race.ts';
-import { RunTasks, taskCode, type RunShape, type TaskCounts } from './run-tasks.ts';
+import { RunTasks, taskCode, type RunShape } from './run-tasks.ts';
 
 export const runStatuses = ['queued', 'running', 'completed', 'cancelled', 'failed'] as const;
 export type RunStatus = (typeof runStatuses)[number];
@@ -469,9 +469,4 @@ function jitter(runId: string, position: number, tries: number): number {
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
   return (hash >>> 0) / 2 ** 32;
-}
-
-/** A run's counts by task state, as answered. */
-export function runCounts(state: RunState): TaskCounts {
-  return { ...state.tasks.counts };
 }

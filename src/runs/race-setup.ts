@@ -74,6 +74,8 @@ function settledRange(declared: readonly number[] | null, scoring: readonly [num
   if (!declared) throw invalid({ race: { score_range: ['Declare the bounds scores can take, [low, high]: the workers report the scores of this run.'] } });
   const [low, high] = declared as [number, number];
   if (!(low < high)) throw invalid({ race: { score_range: ['The low bound must be below the high bound.'] } });
+  // Scores are scaled by the width: one too wide for a number is no range.
+  if (!Number.isFinite(high - low)) throw invalid({ race: { score_range: ['The bounds are too far apart: their difference must be a finite number.'] } });
   return [low, high];
 }
 
@@ -94,8 +96,9 @@ function valuesOfIncumbent(results: ResultStore, iteration: string, roster: Rost
     let rows = 0;
     for (const slot of table.slotsOf(index)) {
       rows++;
-      if (table.isError(slot)) continue;
-      const score = table.valueAt('score', slot)!;
+      const score = table.valueAt('score', slot);
+      // An error, or an ok row without a score, is no score (as a live race takes them).
+      if (table.isError(slot) || score === null) continue;
       if (score < low || score > high) throw invalid({ race: { incumbent: [`Its results hold a score of ${score}, outside score_range [${low}, ${high}].`] } });
       sum += score;
       oks++;

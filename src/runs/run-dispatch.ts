@@ -182,12 +182,6 @@ export class RunDispatch {
     return this.seen.get(worker);
   }
 
-  /** The workers heard from within the last `withinMs`. */
-  *workersSeen(withinMs: number): Generator<string> {
-    const since = this.options.clock.nowMs() - withinMs;
-    for (const [worker, at] of this.seen) if (at >= since) yield worker;
-  }
-
   // ---- following decided and committed events ----
 
   /**
@@ -214,8 +208,13 @@ export class RunDispatch {
           this.follow(event.run);
           touched.set(event.run.id, event.run);
           break;
+        case 'LeasesExtended': {
+          // A heartbeat moves the expiry only: the timer follows, nothing progressed or became ready.
+          const run = this.options.readModel.runStates.get(event.run)?.run;
+          if (run && !touched.has(run.id)) this.arm(run);
+          break;
+        }
         case 'TasksLeased':
-        case 'LeasesExtended':
         case 'TasksCompleted':
         case 'WorkerReleased':
         case 'TasksQueuedAgain':
@@ -260,6 +259,8 @@ export class RunDispatch {
     if (isEnded(run) || !state) {
       this.unlist(run.id, run.project);
       this.disarm(run.id);
+      // Leases waiting for this run's tasks only will get none: answered now, not at their deadline.
+      for (const waiter of [...(this.waiters.get(run.project) ?? [])]) if (waiter.request.run === run.id) this.dropWaiter(waiter, []);
       return;
     }
     let project = this.live.get(run.project);
@@ -422,6 +423,13 @@ export class RunDispatch {
     const at = waiting?.indexOf(waiter) ?? -1;
     if (at >= 0) waiting!.splice(at, 1);
     if (waiting?.length === 0) this.waiters.delete(waiter.worker.project);
+  }
+
+  /** The leases a worker holds now (only live runs hold leases: an ended run gave its back). */
+  leasesHeldBy(worker: string): number {
+    let held = 0;
+    for (const run of this.runsHeldBy(worker)) held += this.options.readModel.runStates.get(run.id)!.tasks.byWorker.get(worker)!.size;
+    return held;
   }
 
   /** The live runs in which a worker holds a lease. */

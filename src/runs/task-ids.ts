@@ -26,7 +26,6 @@ export function runPrefixOf(run: string): string {
 
 /** Bytes of randomness in a lease token (128 bits: unguessable), written as 22 base64url characters. */
 const tokenBytes = 16;
-export const leaseTokenPattern = /^[A-Za-z0-9_-]{22}$/;
 
 /**
  * Random bytes drawn a few kilobytes at a time: one call into OpenSSL cost ~15-20 us here, against

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import type { Ajv, AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
 import { schemasDir } from '../assets.ts';
 import { invalid } from '../domain/rejection.ts';
 import { bodyMessage, queryMessage, toFieldErrors, unreadableQueryValue } from './drf-errors.ts';
@@ -263,6 +264,20 @@ export function canonicalUuidOf(value: string): string | undefined {
 const require = createRequire(import.meta.url);
 
 /**
+ * Ajv's engine for a user schema's `pattern` and `patternProperties`: RE2 (re2js), whose matching
+ * is linear in the text, as the regex scorer's, so that a pattern such as `^(a+)+$` cannot stall
+ * the event loop on an agent's output. Lookarounds and backreferences are not RE2: such a schema
+ * does not compile.
+ */
+const re2Engine = Object.assign(
+  (pattern: string, flags: string) => {
+    const regex = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+    return { test: (text: string) => regex.matcher(text).find() };
+  },
+  { code: 're2js' },
+);
+
+/**
  * A user's JSON Schema (a json_schema scorer's, or an agent's output_schema) compiled into a
  * check, with an Ajv of its own each time: its `$id`s cannot meet the service's schemas or another
  * user's, and unknown keywords are allowed as most schemas in the wild use some. Throws when the
@@ -271,7 +286,7 @@ const require = createRequire(import.meta.url);
 export function compileUserSchema(schema: object | boolean): (value: unknown) => boolean {
   const { Ajv } = require('ajv') as typeof import('ajv');
   const addFormats = require('ajv-formats') as typeof import('ajv-formats');
-  const ajv = new Ajv({ strict: false, allErrors: false, allowUnionTypes: true, validateFormats: true });
+  const ajv = new Ajv({ strict: false, allErrors: false, allowUnionTypes: true, validateFormats: true, code: { regExp: re2Engine } });
   addFormats.default(ajv);
   const check = ajv.compile(schema);
   return (value) => check(value) === true;

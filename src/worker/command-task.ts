@@ -59,7 +59,8 @@ export class CommandRunner {
     const child = spawn('/bin/sh', ['-c', this.options.command], { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: this.envFor(task, trace, codeFile) });
     const group = child.pid;
     if (group !== undefined) this.groups.add(group);
-    const stdout = new Head(this.outputCharsMax * 2);
+    // The output's limit is in characters; UTF-8 takes up to 4 bytes for one (JSON escapes aside).
+    const stdout = new Head(this.outputCharsMax * 4 + 1024);
     const stderr = new Tail(stderrTailBytes);
     child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
     child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
@@ -79,6 +80,8 @@ export class CommandRunner {
             kill();
           }, timeoutS * 1000);
     signal.addEventListener('abort', kill, { once: true });
+    // Stopped while its code file was written or the command started: the listener came too late.
+    if (signal.aborted) kill();
     const { code, signal: exitSignal } = await exitOf(child, stderr);
     const latencyMs = performance.now() - started;
     clearTimeout(timer);

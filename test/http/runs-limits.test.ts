@@ -11,6 +11,7 @@ import { memberWithProject } from '../helpers/fixtures.ts';
 import { complete, completeAll, createRun, lease, registerWorker, runOf, runSetup, tasksOf, type RunSetup } from '../helpers/run-fixtures.ts';
 import { withService, type StartOptions } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 
 /** The real store: LMDB in a temporary directory, with the given limits. */
 const onDisk = (limits: StartOptions['limits'] = {}): StartOptions => ({ lmdb: true, limits });
@@ -138,6 +139,21 @@ test('leaseSecondsMax, taskTriesMax and attemptsPerDatapointMax bound a run\'s b
     const expires = Date.parse(task.lease_expires_at) - Date.now();
     assert.ok(expires > 110_000 && expires <= 120_000, `a lease of 120 s (${expires} ms left)`);
   }, onDisk({ leaseSecondsMax: 120, taskTriesMax: 4, attemptsPerDatapointMax: 3 })));
+
+test('a task\'s tries are counted in a byte: LIMIT_TASK_TRIES_MAX above 255 is a configuration error', () => {
+  assert.is(loadConfig({ LIMIT_TASK_TRIES_MAX: '255' }).limits.taskTriesMax, 255);
+  assert.throws(() => loadConfig({ LIMIT_TASK_TRIES_MAX: '256' }), (error: unknown) => error instanceof ConfigError && /LIMIT_TASK_TRIES_MAX/.test(error.message));
+});
+
+test('a run of a version without datapoints would have no task (and never end): a 400 on dataset that writes nothing', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 0, 1);
+    const reply = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [setup.iterations[0].id] });
+    assert.equal([reply.status, reply.body], [400, { dataset: ['This dataset version has no datapoints: a run of it would have no task.'] }]);
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 0);
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'pending', 'the job as it was');
+  }));
 
 test('workersPerProjectMax: a project registers that many workers; the next is a 400 until one says goodbye; another project counts its own', () =>
   withService(async ({ client }) => {

@@ -315,6 +315,21 @@ test('a waiting lease gets a new run\'s task in the commit that creates the run;
     assert.is(listed.worker, first.id);
   }, { lmdb: true }));
 
+test('a lease waiting on one run is answered with nothing as soon as that run ends, not at the end of its wait', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 1, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    await lease(member.client, worker, { max: 1 });
+    const started = performance.now();
+    const waiting = lease(member.client, worker, { run: run.id, wait_ms: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is((await member.client.post(`/api/runs/${run.id}/cancel/`, {})).status, 200);
+    assert.equal(await waiting, []);
+    assert.ok(performance.now() - started < 2000, 'answered when the run ended');
+  }));
+
 test('several runs of a project share the workers in turn: a large run does not starve a small one', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);

@@ -18,7 +18,7 @@ import {
   type ScorerDeps,
   type ScorersConfig,
 } from '../../src/scoring/scorers.ts';
-import { sharedValidator, Validator } from '../../src/validation/validator.ts';
+import { compileUserSchema, sharedValidator, Validator } from '../../src/validation/validator.ts';
 
 interface ScorerCase {
   name: string;
@@ -159,6 +159,17 @@ test('json_schema: a schema is needed, and it must compile', () => {
   const errors = scorersConfigErrors(config({ type: 'json_schema', name: 's', schema: { type: 'nonsense' } }), schemaDeps);
   assert.match(JSON.stringify(errors), /Not a valid JSON Schema: /);
   assert.throws(() => scorersConfigErrors(config({ type: 'json_schema', name: 's', schema: true }), noDeps), /compileSchema/);
+});
+
+test('json_schema through the service\'s compiler: a pattern runs on RE2, in linear time (a catastrophic one on a long output stays fast); a lookaround is no RE2 and does not compile', () => {
+  const check = compileUserSchema({ type: 'string', pattern: '^(a+)+$' });
+  const started = performance.now();
+  assert.is(check(`${'a'.repeat(5000)}!`), false);
+  assert.is(check('aaaa'), true);
+  assert.ok(performance.now() - started < 200, `${(performance.now() - started).toFixed(0)} ms`);
+  assert.equal([compileUserSchema({ patternProperties: { '^x-': { type: 'number' } } })({ 'x-a': 1 }), compileUserSchema({ patternProperties: { '^x-': { type: 'number' } } })({ 'x-a': 'one' })], [true, false]);
+  const errors = scorersConfigErrors(config({ type: 'json_schema', name: 's', schema: { type: 'string', pattern: '(?=a)a' } }), { compileSchema: compileUserSchema });
+  assert.match(JSON.stringify(errors), /Not a valid JSON Schema: /);
 });
 
 // schemas/scoring/fields.json through the project's validator: loaded with every schema, and

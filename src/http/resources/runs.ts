@@ -98,6 +98,8 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     if (body.max_tries > limits.taskTriesMax) errors.max_tries = [`Ensure this value is less than or equal to ${limits.taskTriesMax}.`];
     if (body.lease_seconds > limits.leaseSecondsMax) errors.lease_seconds = [`Ensure this value is less than or equal to ${limits.leaseSecondsMax}.`];
     if (tasks > limits.tasksPerRunMax) errors.non_field_errors = [`A run holds at most ${limits.tasksPerRunMax} tasks; this one would have ${tasks}.`];
+    // A run with no task would never end (a run ends on a completion): its version has no datapoint.
+    if (tasks === 0) errors.dataset = ['This dataset version has no datapoints: a run of it would have no task.'];
     if (Object.keys(errors).length > 0) throw invalid(errors);
   };
 
@@ -177,8 +179,9 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           order: sentOrder,
         }) : null;
         checkJobTakesRun(job, iterations);
-        // Pinned first, each durably: results of another version can no longer be written to them.
-        for (const iteration of iterations) await results.pin(iteration.id, roster, clock.nowMs());
+        // Pinned first, each durably (together: the results' writer commits them at once): results of
+        // another version can no longer be written to them.
+        await Promise.all(iterations.map((iteration) => results.pin(iteration.id, roster, clock.nowMs())));
         const now = timestamp(clock);
         const budget: RunBody['budget'] = body.budget ?? {};
         const id = newRunId();

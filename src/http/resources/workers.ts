@@ -45,12 +45,7 @@ const goneDatapoint = { id: null, order: 0, input: null, persona: null, tags: nu
 
 export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch, runScoring }: WorkerCollaborators): Route[] {
   const visibleWorker = (ctx: ApiContext): Worker => tenancy.seen(ctx.state.principal, readModel.workers.get(ctx.params.id!), (worker) => worker.project);
-  const leasedBy = (worker: string): number => {
-    let held = 0;
-    for (const run of readModel.runs.values()) held += readModel.runStates.get(run.id)?.tasks.byWorker.get(worker)?.size ?? 0;
-    return held;
-  };
-  const answerWorker = (worker: Worker) => workerJson(worker, dispatch.lastSeen(worker.id), leasedBy(worker.id));
+  const answerWorker = (worker: Worker) => workerJson(worker, dispatch.lastSeen(worker.id), dispatch.leasesHeldBy(worker.id));
 
   const listWorkers = lists.endpoint<Worker, unknown>({
     schema: 'workers.list-query',
@@ -247,7 +242,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
         const known = running.filter((task): task is { id: string; run: Run; position: number } => task.run !== undefined);
         const stop = await dispatch.heartbeat(worker, known.map(({ id, run, position }) => ({ id, run: run.id, position })));
         const unknown = running.filter((task) => task.run === undefined).map((task) => task.id);
-        reply(ctx, 200, { stop: [...unknown, ...stop], leases: leasedBy(worker.id) });
+        reply(ctx, 200, { stop: [...unknown, ...stop], leases: dispatch.leasesHeldBy(worker.id) });
       },
     },
     {

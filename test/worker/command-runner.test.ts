@@ -1,0 +1,43 @@
+// The command runner on its own (src/worker/command-task.ts), without a service: a task stopped
+// before its command started is killed at once, and output is kept by characters, not bytes.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CommandRunner } from '../../src/worker/command-task.ts';
+import type { LeasedTask } from '../../src/worker/worker-task.ts';
+
+const task: LeasedTask = {
+  id: '00000000-0000-8000-8000-000000000000',
+  lease: 'a'.repeat(22),
+  lease_expires_at: new Date(Date.now() + 60_000).toISOString(),
+  run: '00000000-0000-4000-8000-000000000000',
+  iteration: { id: '00000000-0000-4000-8000-000000000001', iteration_name: 'candidate', agent_code: 'print("hi")' },
+  datapoint: { id: '00000000-0000-4000-8000-000000000002', order: 0, input: { question: 'q' }, persona: null, tags: [] },
+  attempt: 0,
+  try: 1,
+};
+
+test('a task stopped before its command started (its code file being written) is killed at once, not left to run out', async () => {
+  const runner = new CommandRunner({ command: 'sleep 5', timeoutS: 30 });
+  try {
+    const started = performance.now();
+    await runner.execute(task, { signal: AbortSignal.abort() });
+    assert.ok(performance.now() - started < 2000, `ended after ${(performance.now() - started).toFixed(0)} ms`);
+  } finally {
+    runner.close();
+  }
+});
+
+test('an output within the character limit is kept whole however many bytes its characters take: its score is read', async () => {
+  const text = '日'.repeat(5000);
+  const runner = new CommandRunner({ command: `printf '%s' '${JSON.stringify({ output: text, score: 1 })}'`, timeoutS: 30, outputCharsMax: 5002 });
+  try {
+    const outcome = await runner.execute(task, { signal: new AbortController().signal });
+    assert.is(outcome.kind, 'result');
+    const { fields } = outcome as { fields: { output: unknown; score: unknown } };
+    assert.equal([fields.output, fields.score], [text, 1]);
+  } finally {
+    runner.close();
+  }
+});
+
+test.run();
