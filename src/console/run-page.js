@@ -286,7 +286,7 @@ export async function runPage({ params, signal }) {
   function stoppedNote(iteration) {
     const candidate = run.race?.candidates.find((one) => one.iteration === iteration);
     if (!candidate || candidate.stopped_at === null) return '';
-    return h('span', { class: 'muted' }, `stopped by the race at ${count(candidate.stopped_at)} datapoints: a partial mean, not its full score`);
+    return h('span', { class: 'muted cell-sentence' }, `stopped by the race at ${count(candidate.stopped_at)} datapoints: a partial mean, not its full score`);
   }
 
   const redraw = coalesce(() => {
