@@ -15,6 +15,8 @@ interface Settings {
   access: string;
   workers: string[];
   batch: number;
+  /** Complete each batch and lease the next in one call (a completion's `next`), as the worker command does. */
+  chained?: boolean;
 }
 
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
@@ -51,6 +53,19 @@ async function cycle(worker: string, waitMs: number, held?: (task: any) => void)
   return results.filter((result: any) => result.outcome === 'accepted').length;
 }
 
+/** One worker's lifecycles until `until`, each completion leasing the next batch in the same call: the tasks accepted. */
+async function chainedCycles(worker: string, until: number): Promise<number> {
+  let { tasks } = await post(`/api/workers/${worker}/lease/`, { max: settings.batch, wait_ms: 0 });
+  let accepted = 0;
+  while (tasks.length > 0) {
+    const next = performance.now() < until ? { next: { max: settings.batch, wait_ms: 0 } } : {};
+    const answer = await post(`/api/workers/${worker}/complete/`, { results: tasks.map((task: any) => ({ task: task.id, lease: task.lease, score: 0.5 })), ...next });
+    accepted += answer.results.filter((result: any) => result.outcome === 'accepted').length;
+    tasks = answer.tasks ?? [];
+  }
+  return accepted;
+}
+
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 for (let line = await lines.next(); !line.done; line = await lines.next()) {
   const [command, argument] = (line.value as string).split(' ');
@@ -58,6 +73,7 @@ for (let line = await lines.next(); !line.done; line = await lines.next()) {
     const until = performance.now() + Number(argument) * 1000;
     const started = performance.now();
     const done = await Promise.all(settings.workers.map(async (worker) => {
+      if (settings.chained) return chainedCycles(worker, until);
       let tasks = 0;
       while (performance.now() < until) tasks += await cycle(worker, 0);
       return tasks;

@@ -749,7 +749,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete leased tasks: each item (a task's token and its result row's fields, or status rate_limited) is answered on its own: accepted, stale (its lease expired or moved: nothing is written), cancelled (its run ended) or invalid (with its errors). */
+        /** Complete leased tasks: each item (a task's token and its result row's fields, or status rate_limited) is answered on its own: accepted, stale (its lease expired or moved: nothing is written), cancelled (its run ended) or invalid (with its errors). With `next`, the same call leases the worker's next tasks, decided with these results and written in their commit: one round trip a task. */
         post: operations["workers_complete_create"];
         delete?: never;
         options?: never;
@@ -2887,6 +2887,8 @@ export interface components {
                  */
                 status?: "ok" | "error" | "rate_limited" | null;
             }[];
+            /** @description Lease the worker's next tasks in the same call, once these results are written: the answer then carries them as `tasks`, as a lease answers them (max, wait_ms and run as a lease takes them). */
+            next?: components["schemas"]["workers.lease"];
         };
         "workers.complete-response": {
             results: {
@@ -2899,6 +2901,8 @@ export interface components {
                 /** @description An invalid item's errors, in DRF's shape. */
                 errors?: Record<string, never>;
             }[];
+            /** @description Only when the completion asked for `next`: the tasks leased once these results were written, as a lease answers them (empty when none was ready within next.wait_ms, or the lease could not be made now). */
+            tasks?: components["schemas"]["workers.leased-task-response"][];
         };
         "workers.heartbeat": {
             /**

@@ -15,7 +15,7 @@ import { invalid, invalidPk, Rejected, type FieldErrors } from '../../domain/rej
 import type { CompletionItem, CompletionOutcome, Run } from '../../domain/run.ts';
 import type { Datapoint, Json, JobIteration } from '../../domain/records.ts';
 import type { JsonCache } from '../../json-cache.ts';
-import type { RunDispatch } from '../../runs/run-dispatch.ts';
+import type { LeasedTask, LeaseRequest, RunDispatch } from '../../runs/run-dispatch.ts';
 import type { RunScoring } from '../../runs/run-scoring.ts';
 import { taskKeyOf } from '../../runs/task-ids.ts';
 import type { Validator } from '../../validation/validator.ts';
@@ -63,12 +63,32 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
     throw invalid({ project: ['This field is required.'] });
   };
 
-  /** The bounds the configuration puts on a lease. */
-  const checkLease = (max: number, waitMs: number) => {
+  /**
+   * A lease's request from its body (a lease's own, or a completion's `next`, whose errors are
+   * said under `next`): the configuration's bounds, and a run of the worker's project.
+   */
+  const leaseRequestOf = (worker: Worker, given: object, field?: string): LeaseRequest => {
+    const body = validator.withDefaults('workers.lease', given as { max: number; wait_ms: number; run?: string | null });
+    const run = body.run ?? null;
     const errors: FieldErrors = {};
-    if (max > limits.tasksPerLeaseMax) errors.max = [`Ensure this value is less than or equal to ${limits.tasksPerLeaseMax}.`];
-    if (waitMs > limits.leaseWaitMsMax) errors.wait_ms = [`Ensure this value is less than or equal to ${limits.leaseWaitMsMax}.`];
-    if (Object.keys(errors).length > 0) throw invalid(errors);
+    if (body.max > limits.tasksPerLeaseMax) errors.max = [`Ensure this value is less than or equal to ${limits.tasksPerLeaseMax}.`];
+    if (body.wait_ms > limits.leaseWaitMsMax) errors.wait_ms = [`Ensure this value is less than or equal to ${limits.leaseWaitMsMax}.`];
+    if (run !== null && readModel.runs.get(run)?.project !== worker.project) errors.run = [invalidPk(run)];
+    if (Object.keys(errors).length > 0) throw invalid(field ? { [field]: errors } : errors);
+    return { max: body.max, waitMs: body.wait_ms, run };
+  };
+
+  /** Leased tasks as a lease answers them (a JSON array), each with what the run's records say of it. */
+  const leasedText = (leased: readonly LeasedTask[]): string => {
+    const tasks = leased.map((task) => {
+      const { tasks: columns } = readModel.runStates.get(task.run.id)!;
+      const { iteration, datapoint } = columns.taskAt(task.position);
+      // Gone meanwhile (its run fails with it): the task is handed out as it stands.
+      const record = readModel.iterations.get(task.run.iterations[iteration]!) ?? goneIteration;
+      const point = readModel.datasets.get(task.run.dataset)?.datapoints[datapoint] ?? goneDatapoint;
+      return leasedTaskText(task, jsonCache.text(record, leasedIterationJson), jsonCache.text(point, leasedDatapointJson), columns.tries[task.position]!);
+    });
+    return `[${tasks.join(',')}]`;
   };
 
   /** The run a task id names, when it is of the worker's project. */
@@ -212,20 +232,8 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       responses: { 200: 'workers.lease-response' },
       async handle(ctx) {
         const worker = visibleWorker(ctx);
-        const body = validator.withDefaults('workers.lease', ctx.state.body as { max: number; wait_ms: number; run?: string | null });
-        checkLease(body.max, body.wait_ms);
-        const run = body.run ?? null;
-        if (run !== null && readModel.runs.get(run)?.project !== worker.project) throw invalid({ run: [invalidPk(run)] });
-        const leased = await dispatch.lease(worker, { max: body.max, waitMs: body.wait_ms, run });
-        const tasks = leased.map((task) => {
-          const { tasks: columns } = readModel.runStates.get(task.run.id)!;
-          const { iteration, datapoint } = columns.taskAt(task.position);
-          // Gone meanwhile (its run fails with it): the task is handed out as it stands.
-          const record = readModel.iterations.get(task.run.iterations[iteration]!) ?? goneIteration;
-          const point = readModel.datasets.get(task.run.dataset)?.datapoints[datapoint] ?? goneDatapoint;
-          return leasedTaskText(task, jsonCache.text(record, leasedIterationJson), jsonCache.text(point, leasedDatapointJson), columns.tries[task.position]!);
-        });
-        replyJsonText(ctx, 200, `{"tasks":[${tasks.join(',')}]}`);
+        const request = leaseRequestOf(worker, ctx.state.body);
+        replyJsonText(ctx, 200, `{"tasks":${leasedText(await dispatch.lease(worker, request))}}`);
       },
     },
     {
@@ -253,7 +261,8 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       bodyBytesMax: limits.completionBodyBytesMax,
       summary:
         "Complete leased tasks: each item (a task's token and its result row's fields, or status rate_limited) is answered on its own: accepted, " +
-        'stale (its lease expired or moved: nothing is written), cancelled (its run ended) or invalid (with its errors).',
+        'stale (its lease expired or moved: nothing is written), cancelled (its run ended) or invalid (with its errors). ' +
+        'With `next`, the same call leases the worker\'s next tasks, decided with these results and written in their commit: one round trip a task.',
       responses: { 200: 'workers.complete-response' },
       async handle(ctx) {
         const worker = visibleWorker(ctx);
@@ -261,6 +270,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
         if (items.length > limits.completionItemsMax) {
           throw invalid({ results: { non_field_errors: [`Ensure this field has no more than ${limits.completionItemsMax} elements.`] } });
         }
+        const next = ctx.state.body.next ? leaseRequestOf(worker, ctx.state.body.next as object, 'next') : undefined;
         const answers: { task: string; outcome: CompletionOutcome | 'invalid'; errors?: FieldErrors }[] = items.map((item) => ({ task: item.task, outcome: 'invalid' }));
         const byRun = new Map<string, { run: Run; items: CompletionItem[]; at: number[] }>();
         resolveItems(worker, items).forEach((resolved, at) => {
@@ -273,13 +283,20 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
           group.at.push(at);
           byRun.set(resolved.run.id, group);
         });
-        await Promise.all(
+        const completed = Promise.all(
           [...byRun.values()].map(async ({ run, items: resolved, at }) => {
             const outcomes = await dispatch.complete(worker, run, resolved);
             outcomes.forEach((outcome, k) => (answers[at[k]!]!.outcome = outcome));
           }),
         );
-        reply(ctx, 200, { results: answers });
+        // The next lease is asked for at once: it queues behind the completions on their job's
+        // actor, is decided with them and joins their commit. A lease that fails is answered
+        // with no tasks (the worker leases again); when the completions fail, the call does, and
+        // a task leased beside them goes back to the queue when its lease expires.
+        const leased = next ? dispatch.lease(worker, next).catch((): LeasedTask[] => []) : undefined;
+        await completed;
+        if (!leased) return reply(ctx, 200, { results: answers });
+        replyJsonText(ctx, 200, `{"results":${JSON.stringify(answers)},"tasks":${leasedText(await leased)}}`);
       },
     },
   ];
