@@ -110,8 +110,15 @@ export class RunDispatch {
       now: timestamp(clock),
     });
     const accepted = new Set<number>();
-    for (const event of events) if (event.type === 'TasksCompleted') for (const task of event.tasks) accepted.add(task.position);
-    const ended = isEnded(readModel.runStates.get(run.id)?.run ?? run);
+    let decidedLive = false;
+    for (const event of events) {
+      if (event.type !== 'TasksCompleted') continue;
+      decidedLive = true;
+      for (const task of event.tasks) accepted.add(task.position);
+    }
+    // Tasks were completed: the run was live when the items were decided, so one not accepted is
+    // stale, even when this completion ended the run. Else the run had ended, or they were all stale.
+    const ended = !decidedLive && isEnded(readModel.runStates.get(run.id)?.run ?? run);
     const answered = new Set<number>();
     return items.map((item) => {
       // An item repeated in one completion is accepted once: the first time.

@@ -187,7 +187,13 @@ test('a budget reached ends the run with its results so far: max_tasks, then max
     const byTasks = await createRun(member.client, setup, { budget: { max_tasks: 2 } });
     const worker = await registerWorker(member.client);
     const tasks = await lease(member.client, worker, { max: 3 });
-    await completeAll(member.client, worker, tasks.slice(0, 2));
+    // The completion that spends the budget also carries a wrong token: that item is stale (the run
+    // was live when it was decided), not cancelled.
+    const spending = await complete(member.client, worker, [
+      ...tasks.slice(0, 2).map((task) => ({ task: task.id, lease: task.lease, score: 0.5 })),
+      { task: tasks[2].id, lease: 'A'.repeat(22), score: 1 },
+    ]);
+    assert.equal(spending.body.results.map((item: any) => item.outcome), ['accepted', 'accepted', 'stale']);
     let state = await runOf(member.client, byTasks);
     assert.equal([state.status, state.reason, state.counts], ['completed', 'budget', { total: 5, queued: 0, leased: 0, done: 2, dead: 0, skipped: 3, cancelled: 0 }]);
     const late = await complete(member.client, worker, [{ task: tasks[2].id, lease: tasks[2].lease, score: 1 }]);
