@@ -6,7 +6,9 @@
 // and says goodbye (which gives back every lease it still holds). The worker command
 // (src/cli/worker.ts) and the in-process handler worker (handler-worker.ts) are both this loop.
 //
-// Three loops share the state: leasing, sending results, heartbeats. Memory is bounded by the
+// Three loops share the state: leasing, sending results, heartbeats. A lease rides with results
+// about to be sent (the completion's `next`: one call, and one commit on the service, for both);
+// the leasing loop asks in a call of its own when there is nothing to send. Memory is bounded by the
 // concurrency and the batch: at most `concurrency + min(batch, concurrency)` tasks are held, and
 // no lease is asked for while `unsentMax` results wait. Every decision is a pure function of
 // worker-decisions.ts.
@@ -24,7 +26,7 @@ import {
   orphanedLeases,
   recentTasksMax,
 } from './worker-decisions.ts';
-import type { Leased, WorkerProtocol } from './worker-protocol.ts';
+import type { CompletionAnswer, Leased, LeaseBody, WorkerProtocol } from './worker-protocol.ts';
 import type { CompletionItem, LeasedTask, TaskOutcome } from './worker-task.ts';
 import { Wakeup } from './wakeup.ts';
 
@@ -151,6 +153,10 @@ export class WorkerLoop {
   private flushPaused = false;
   /** The service holds leases this worker lost: finish everything, then say goodbye and register again. */
   private draining = false;
+  /** A lease of the lease loop's own is waiting for its answer. */
+  private leaseInFlight = false;
+  /** A completion on its way carries the next lease (its `next`): the lease loop leaves leasing to it. */
+  private leaseRidesAlong = false;
   /** Runs that refused a result's own scores: the service scores them (at most the runs the worker met). */
   private readonly scoredRuns = new Set<string>();
 
@@ -225,10 +231,34 @@ export class WorkerLoop {
       else {
         const ahead = leaseAhead(this.recentTaskMs, concurrency, batch);
         const max = leaseSize({ concurrency, batch, held: this.held.size, unsent: this.unsent.length + this.sending.length, ahead });
-        if (max === 0) await this.changed.next();
-        else await this.leaseSome(await protocol.lease(this.workerId!, { max, wait_ms: waitMs, run }, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error)));
+        if (max === 0 || this.leaseWillRideAlong()) await this.changed.next();
+        else {
+          this.leaseInFlight = true;
+          try {
+            await this.leaseSome(await protocol.lease(this.workerId!, { max, wait_ms: waitMs, run }, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error)));
+          } finally {
+            this.leaseInFlight = false;
+          }
+        }
       }
     }
+  }
+
+  /**
+   * Results about to be sent (the flush loop idle, about to take them) carry the next lease, or a
+   * completion on its way does: one round trip, and one commit on the service, for both.
+   */
+  private leaseWillRideAlong(): boolean {
+    return this.leaseRidesAlong || (this.unsent.length > 0 && this.sending.length === 0 && !this.flushPaused);
+  }
+
+  /** The lease a completion sent now carries, if the worker has room and nothing else is leasing: it does not wait, results are never held back. */
+  private rideAlongLease(): LeaseBody | undefined {
+    if (this.stopping || this.draining || this.checkLeases || this.leaseInFlight) return undefined;
+    const { concurrency, batch, run } = this.options;
+    const ahead = leaseAhead(this.recentTaskMs, concurrency, batch);
+    const max = leaseSize({ concurrency, batch, held: this.held.size, unsent: this.unsent.length, ahead });
+    return max > 0 ? { max, wait_ms: 0, run } : undefined;
   }
 
   private unlessStopping(error: unknown): undefined {
@@ -238,10 +268,15 @@ export class WorkerLoop {
 
   private async leaseSome(leased: Leased | undefined): Promise<void> {
     if (!leased) return;
+    this.admitLeased(leased);
+    if (leased.tasks.length === 0 && !this.stopping) return this.lookAtRun();
+  }
+
+  /** What a lease brought (its own, or a completion's `next`): held, and started as slots free. */
+  private admitLeased(leased: Leased): void {
     if (leased.mayHaveLost) this.checkLeases = true;
     // Asked to stop meanwhile: what it brought goes back with the goodbye.
-    if (this.stopping) return;
-    if (leased.tasks.length === 0) return this.lookAtRun();
+    if (this.stopping || leased.tasks.length === 0) return;
     this.counts.leased += leased.tasks.length;
     for (const task of leased.tasks) this.admit(task, leased);
     this.startWaiting();
@@ -352,22 +387,29 @@ export class WorkerLoop {
       if (this.unsent.length === 0) continue;
       const sent = this.unsent.splice(0, completionChunk(this.unsent.map((one) => one.bytes)));
       this.sending = sent;
-      let answer;
+      const next = this.rideAlongLease();
+      this.leaseRidesAlong = next !== undefined;
+      const { protocol } = this.options;
+      const items = sent.map((one) => one.text);
+      let answer: CompletionAnswer;
       try {
-        answer = await this.options.protocol.complete(this.workerId!, sent.map((one) => one.text), this.closing.signal);
+        answer = next ? await protocol.completeAndLease(this.workerId!, items, next, this.closing.signal) : await protocol.complete(this.workerId!, items, this.closing.signal);
       } catch (error) {
         this.sending = [];
+        this.leaseRidesAlong = false;
         if (this.closing.signal.aborted) this.options.log?.(`${sent.length + this.unsent.length} results could not be sent in time: their tasks will be leased again`);
         else this.fail(error);
         return;
       }
       this.sending = [];
+      this.leaseRidesAlong = false;
       try {
         this.settle(sent, answer.results);
       } catch (error) {
         this.fail(error);
         return;
       }
+      if (answer.leased) this.admitLeased(answer.leased);
       this.changed.notify();
     }
   }

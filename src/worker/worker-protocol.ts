@@ -43,8 +43,17 @@ export interface Leased {
   mayHaveLost: boolean;
 }
 
+/** A lease's body: tasks at most, how long to wait for one, and only this run's (null: any live run of the project). */
+export interface LeaseBody {
+  max: number;
+  wait_ms: number;
+  run: string | null;
+}
+
 export interface CompletionAnswer {
   results: { task: string; outcome: CompletionOutcome; errors?: unknown }[];
+  /** The tasks its `next` leased, when it asked for them. */
+  leased?: Leased;
 }
 
 /** A run as GET /api/runs/{id}/ answers it (the fields a worker reads). */
@@ -97,15 +106,10 @@ export class WorkerProtocol {
   }
 
   /** Up to `max` tasks, waiting up to `waitMs` for one. */
-  async lease(worker: string, body: { max: number; wait_ms: number; run: string | null }, signal?: AbortSignal): Promise<Leased> {
-    let mayHaveLost = false;
-    const answer = await this.call('POST', `api/workers/${worker}/lease/`, JSON.stringify(body), signal, body.wait_ms + answerTimeoutMs, (error) => {
-      // A request refused at connect never reached the service; any other failure may have come after it leased.
-      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') mayHaveLost = true;
-    });
+  async lease(worker: string, body: LeaseBody, signal?: AbortSignal): Promise<Leased> {
+    const { answer, mayHaveLost } = await this.leasing('POST', `api/workers/${worker}/lease/`, JSON.stringify(body), signal, body.wait_ms);
     const { tasks } = this.parsed<{ tasks: LeasedTask[] }>(answer, 200, 'leasing tasks');
-    const date = answer.headers.date;
-    return { tasks, receivedAtMs: answer.receivedAtMs, offsetMs: clockOffsetMs(date, answer.receivedAtMs), mayHaveLost };
+    return this.leased(tasks, answer, mayHaveLost);
   }
 
   /** Extends every lease the worker holds; answers which of `tasks` it must stop, and how many leases it holds. */
@@ -120,6 +124,28 @@ export class WorkerProtocol {
    */
   async complete(worker: string, items: readonly string[], signal?: AbortSignal): Promise<CompletionAnswer> {
     return this.json('POST', `api/workers/${worker}/complete/`, `{"results":[${items.join(',')}]}`, 200, 'completing tasks', signal);
+  }
+
+  /** Completes tasks (as complete) and, in the same call, leases the next ones (the completion's `next`). */
+  async completeAndLease(worker: string, items: readonly string[], next: LeaseBody, signal?: AbortSignal): Promise<CompletionAnswer & { leased: Leased }> {
+    const body = `{"results":[${items.join(',')}],"next":${JSON.stringify(next)}}`;
+    const { answer, mayHaveLost } = await this.leasing('POST', `api/workers/${worker}/complete/`, body, signal, next.wait_ms);
+    const { results, tasks } = this.parsed<{ results: CompletionAnswer['results']; tasks: LeasedTask[] }>(answer, 200, 'completing tasks');
+    return { results, leased: this.leased(tasks, answer, mayHaveLost) };
+  }
+
+  /** A call that leases: answered, and whether an earlier try may have leased tasks whose answer was lost. */
+  private async leasing(method: string, path: string, body: string, signal: AbortSignal | undefined, waitMs: number): Promise<{ answer: Answer; mayHaveLost: boolean }> {
+    let mayHaveLost = false;
+    const answer = await this.call(method, path, body, signal, waitMs + answerTimeoutMs, (error) => {
+      // A request refused at connect never reached the service; any other failure may have come after it leased.
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') mayHaveLost = true;
+    });
+    return { answer, mayHaveLost };
+  }
+
+  private leased(tasks: LeasedTask[], answer: Answer, mayHaveLost: boolean): Leased {
+    return { tasks, receivedAtMs: answer.receivedAtMs, offsetMs: clockOffsetMs(answer.headers.date, answer.receivedAtMs), mayHaveLost };
   }
 
   /** The worker leaves: its leases go back to the queue. A worker already gone is gone. */

@@ -159,6 +159,14 @@ class FakeProtocol {
     this.completions.push(items);
     return this.completeAnswer(items, signal);
   }
+  /** A completion carrying the next lease: answered as a completion, with the next scripted lease if there is one (it does not wait). */
+  async completeAndLease(worker: string, items: string[], _next: unknown, signal?: AbortSignal) {
+    this.calls.push(`complete+lease ${worker}`);
+    this.completions.push(items);
+    const answer = await this.completeAnswer(items, signal);
+    const next = this.leases.shift();
+    return { ...answer, leased: next ? await next() : leased([]) };
+  }
   async goodbye(worker: string) {
     this.calls.push(`goodbye ${worker}`);
   }
@@ -254,20 +262,58 @@ test('short tasks: once a few have shown it, a task is leased ahead and waits fo
   assert.is(loop.counts.running, 0);
 });
 
-test('while the service does not take results, the worker stops leasing once concurrency + batch of them wait; at a stop they are given up after the time to finish', async () => {
+test('while the service does not take results, the worker leases no more: the completion carries the next lease, and at a stop the results are given up after the time to finish', async () => {
   const protocol = new FakeProtocol();
   let task = 0;
   for (let i = 0; i < 10; i++) protocol.leases.push(() => leased([leasedTask(`t${++task}`)]));
   protocol.completeAnswer = (_items, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
   const loop = loopOf(protocol, ok, { concurrency: 1, batch: 1, finishMs: 50 });
   const running = loop.run();
-  await until(() => loop.load().unsent === 2, 'two results waiting');
+  await until(() => loop.load().unsent === 1, 'a result on its way');
   await new Promise((resolve) => setTimeout(resolve, 100));
-  assert.is(protocol.calls.filter((call) => call.startsWith('lease')).length, 2, 'no lease past the bound');
+  assert.equal(protocol.calls.filter((call) => call.startsWith('lease') || call.startsWith('complete')), ['lease worker-1', 'complete+lease worker-1'], 'its next lease rides with the result, and waits with it');
   loop.stop();
   assert.is(await running, 'stopped');
   assert.ok(protocol.calls.includes('goodbye worker-1'));
   assert.is(protocol.calls.at(-1), 'close');
+});
+
+test('with a lease of its own waiting, results go out alone, and it stops leasing once concurrency + batch of them wait', async () => {
+  const protocol = new FakeProtocol();
+  let task = 0;
+  // Each lease answers a moment after it is asked: results finishing meanwhile go out alone.
+  for (let i = 0; i < 10; i++) protocol.leases.push(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return leased([leasedTask(`t${++task}`)]);
+  });
+  protocol.completeAnswer = (_items, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+  const tenMs: Executor = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return { kind: 'result', fields: { output: 'ok', score: 1 } };
+  };
+  const loop = loopOf(protocol, tenMs, { concurrency: 2, batch: 1, finishMs: 50 });
+  const running = loop.run();
+  await until(() => loop.load().unsent >= 3, 'three results waiting');
+  const leases = () => protocol.calls.filter((call) => call.startsWith('lease')).length;
+  const leasedThen = leases();
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal([leases(), loop.load().held], [leasedThen, 0], 'no lease once concurrency + batch results wait: what it held finished, nothing more came');
+  assert.ok(protocol.calls.includes('complete worker-1'), 'a result sent alone while a lease was waiting');
+  loop.stop();
+  assert.is(await running, 'stopped');
+});
+
+test('one task at a time: each result carries the next lease, one call a task', async () => {
+  const protocol = new FakeProtocol();
+  let task = 0;
+  for (let i = 0; i < 6; i++) protocol.leases.push(() => leased([leasedTask(`t${++task}`)]));
+  const loop = loopOf(protocol, ok, { concurrency: 1, batch: 1 });
+  const running = loop.run();
+  await until(() => loop.counts.done === 6, 'six tasks done');
+  loop.stop();
+  await running;
+  const calls = protocol.calls.filter((call) => call.startsWith('lease') || call.startsWith('complete'));
+  assert.equal(calls.slice(0, 6), ['lease worker-1', ...Array(5).fill('complete+lease worker-1')]);
 });
 
 test('a completion\'s answers settle each result: accepted by status, stale, cancelled, and a refused one sent again as the decisions say', async () => {
