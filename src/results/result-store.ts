@@ -127,10 +127,17 @@ export class ResultStore {
 
   // ---- ops (made when a commit's transaction begins: the databases hold every earlier commit) ----
 
-  /** Ops pinning an iteration to a roster's version, storing the roster unless it is. */
-  pinOps(iteration: string, roster: Roster): KvOp[] {
+  /**
+   * Ops pinning an iteration to a roster's version, storing the roster unless it is stored or the
+   * same commit stores it (`storing`, the commit's own: a run pins all its iterations at once, and a
+   * roster of 20,000 datapoints is 2 MB).
+   */
+  pinOps(iteration: string, roster: Roster, storing: Set<string>): KvOp[] {
     const ops: KvOp[] = [{ db: this.pins, key: [iteration], value: roster.dataset }];
-    if (!this.rosterDb.has([roster.dataset])) ops.push({ db: this.rosterDb, key: [roster.dataset], value: roster });
+    if (!storing.has(roster.dataset) && !this.rosterDb.has([roster.dataset])) {
+      storing.add(roster.dataset);
+      ops.push({ db: this.rosterDb, key: [roster.dataset], value: roster });
+    }
     return ops;
   }
 

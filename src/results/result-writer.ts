@@ -98,8 +98,9 @@ export class ResultWriter {
 
   private decideWrites(tasks: Write[]): Decision {
     const ops: KvOp[] = [];
+    const rostersStored = new Set<string>();
     const decided = tasks.map((task) => {
-      const outcome = this.decideWrite(task.request, ops);
+      const outcome = this.decideWrite(task.request, ops, rostersStored);
       if ('commit' in outcome) this.inFlight.addWrite(outcome.commit);
       return { task, ...outcome };
     });
@@ -112,8 +113,8 @@ export class ResultWriter {
     return { ops, answer: () => settle(true), abandon: () => settle(false) };
   }
 
-  /** One batch's ops (appended to `ops`) and what it does once durable, or its refusal. */
-  private decideWrite(request: ResultsWrite, ops: KvOp[]): { commit: WriteCommit } | { refusal: unknown } {
+  /** One batch's ops (appended to `ops`; `rostersStored`: the rosters the commit stores so far) and what it does once durable, or its refusal. */
+  private decideWrite(request: ResultsWrite, ops: KvOp[], rostersStored: Set<string>): { commit: WriteCommit } | { refusal: unknown } {
     const { iteration, roster } = request;
     if (!this.options.isLive(iteration, roster)) return { refusal: notFound() };
     let decision;
@@ -125,7 +126,7 @@ export class ResultWriter {
     }
     // Until the iteration's first rows are durable, every batch pins it (the same pin, again):
     // rows are never stored without their pin, whichever of the commits in flight fails.
-    if (!this.store.table(iteration)) ops.push(...this.store.pinOps(iteration, roster));
+    if (!this.store.table(iteration)) ops.push(...this.store.pinOps(iteration, roster, rostersStored));
     const rows = decision.rows.map(({ row, createdMs }) => {
       const put = { index: row.index, attempt: row.attempt, stored: storedRowOfResolved(row, createdMs, request.nowMs), hasOutput: row.output !== 'null' };
       this.store.rowOps(iteration, put, row.output, this.keepsOutput(iteration, row.index, row.attempt), ops);

@@ -227,7 +227,10 @@ test('rows of one version load into their table and are removed a few at a time 
     const kv = new LmdbKv(dir);
     const store = new ResultStore(kv, { attemptsPerDatapointMax: 100, checkCodec: true });
     const ops = rows.slice(0, 4).map((row, i) => ({ db: store.rows, key: [iteration, i, 0], value: row }));
-    await kv.write([...store.pinOps(iteration, roster), ...ops]);
+    const storing = new Set<string>();
+    const pins = [...store.pinOps(iteration, roster, storing), ...store.pinOps('another-iteration', roster, storing)];
+    assert.equal(pins.map((op) => op.db === store.pins ? 'pin' : 'roster'), ['pin', 'roster', 'pin'], 'one commit stores a roster once, however many iterations it pins');
+    await kv.write([...pins.slice(0, 2), ...ops]);
     assert.equal(store.load(() => true), []);
     assert.is(store.table(iteration)!.rows, 4);
     assert.equal([...store.rowsOfDatapoint(iteration, roster, 2)].map((row) => [row.attempt, row.trace_id]), [[0, rows[2]!.trace_id]]);
