@@ -40,4 +40,20 @@ test('an output within the character limit is kept whole however many bytes its 
   }
 });
 
+test('outputAfterExitMs: once the shell has exited, output held open by a process outside its group is waited for a second at most; what came is read', async () => {
+  // setsid puts the sleep in a session of its own, out of reach of the group's kill, holding standard
+  // output open; the shell lingers 0.2 s so that the sleep has left the group before the shell ends.
+  const runner = new CommandRunner({ command: `echo '{"output": "ok", "score": 1}'; setsid sleep 3 & sleep 0.2`, timeoutS: 30 });
+  try {
+    const started = performance.now();
+    const outcome = await runner.execute(task, { signal: new AbortController().signal });
+    const took = performance.now() - started;
+    assert.ok(took >= 1100 && took < 2600, `ended after ${took.toFixed(0)} ms: a second after the shell, not when the sleep let go`);
+    assert.is(outcome.kind, 'result');
+    assert.equal([(outcome as { fields: { output: unknown } }).fields.output, (outcome as { fields: { score: unknown } }).fields.score], ['ok', 1]);
+  } finally {
+    runner.close();
+  }
+});
+
 test.run();
