@@ -4,7 +4,8 @@
 It speaks the same protocol as `overmind-eval-service worker` (docs/API.md, "Workers"): it
 registers, leases tasks up to its concurrency, runs each with your function in a thread pool,
 heartbeats in the background while it holds leases, sends every result (keeping it, and trying
-again with backoff, until the service accepts or refuses it) and says goodbye.
+again with backoff, until the service accepts or refuses it; the lease for the threads its results
+free goes with them, one call for both) and says goodbye.
 
     python3 examples/python/worker.py --url http://127.0.0.1:8000 --api-key KEY \\
         --run RUN_ID examples/python/example_agent.py:run
@@ -208,6 +209,8 @@ class Worker:
         self.worker_id = None
         self.ending = "stopped"
         self.check_leases = False
+        self.leasing = False    # a lease of the lease loop's own is waiting for its answer
+        self.riding = False     # a completion on its way carries the next lease ("next")
         self.failure = None
 
     # ---- the whole life ----
@@ -258,21 +261,31 @@ class Worker:
                 self.look_for_lost_leases()
             with self.lock:
                 free = min(self.batch, self.concurrency - len(self.held))
-                if free <= 0 or len(self.unsent) + len(self.sending) >= self.concurrency + self.batch:
+                # Results about to go out (or on their way) carry the next lease: one call for both.
+                rides = self.riding or (self.unsent and not self.sending)
+                if free <= 0 or rides or len(self.unsent) + len(self.sending) >= self.concurrency + self.batch:
                     self.lock.wait(1.0)
                     continue
-            answer = self.service.call("POST", f"/api/workers/{self.worker_id}/lease/", {"max": free, "wait_ms": wait_ms, "run": self.run}, 200, "leasing tasks", self.stopping, timeout=wait_ms / 1000 + 60, sent=self.lease_may_be_lost)
+                self.leasing = True
+            try:
+                answer = self.service.call("POST", f"/api/workers/{self.worker_id}/lease/", {"max": free, "wait_ms": wait_ms, "run": self.run}, 200, "leasing tasks", self.stopping, timeout=wait_ms / 1000 + 60, sent=self.lease_may_be_lost)
+            finally:
+                self.leasing = False
             if self.stopping.is_set():
                 return  # what it brought goes back with the goodbye
             if not answer["tasks"]:
                 self.look_at_run()
                 continue
-            for task in answer["tasks"]:
-                # The lease's length as seen from here (a run's lease_seconds is at least 1).
-                lease_s = max(1.0, seconds_until(task["lease_expires_at"]))
-                with self.lock:
-                    self.held[task["id"]] = {"task": task, "lease_s": lease_s, "stopped": False}
-                self.pool.submit(self.run_task, task)
+            self.admit(answer["tasks"])
+
+    def admit(self, tasks):
+        """Leased tasks (a lease's, or a completion's next): held, and run as threads free."""
+        for task in tasks:
+            # The lease's length as seen from here (a run's lease_seconds is at least 1).
+            lease_s = max(1.0, seconds_until(task["lease_expires_at"]))
+            with self.lock:
+                self.held[task["id"]] = {"task": task, "lease_s": lease_s, "stopped": False}
+            self.pool.submit(self.run_task, task)
 
     def lease_may_be_lost(self, error):
         """A lease that failed after it was sent may have leased tasks whose answer never came."""
@@ -367,14 +380,27 @@ class Worker:
                     return
                 count = completion_chunk(self.unsent)
                 self.sending, self.unsent = self.unsent[:count], self.unsent[count:]
-            sent = self.sending
-            answer = self.service.call("POST", f"/api/workers/{self.worker_id}/complete/", {"results": [one["item"] for one in sent]}, 200, "completing tasks")
+                # The next lease rides along when there is room and nothing else is leasing; it
+                # does not wait, so results are never held back.
+                free = min(self.batch, self.concurrency - len(self.held))
+                self.riding = free > 0 and not self.leasing and not self.check_leases and not self.stopping.is_set() and len(self.unsent) < self.concurrency + self.batch
+            sent, riding = self.sending, self.riding
+            body = {"results": [one["item"] for one in sent]}
+            if riding:
+                body["next"] = {"max": free, "wait_ms": 0, "run": self.run}
+            try:
+                answer = self.service.call("POST", f"/api/workers/{self.worker_id}/complete/", body, 200, "completing tasks", sent=self.lease_may_be_lost if riding else None)
+            finally:
+                self.riding = False
             with self.lock:
                 self.sending = []
                 for one, result in zip(sent, answer["results"]):
                     self.settle(one, result)
-                idle = not self.held and not self.unsent
                 self.lock.notify_all()
+            if answer.get("tasks") and not self.stopping.is_set():
+                self.admit(answer["tasks"])
+            with self.lock:
+                idle = not self.held and not self.unsent
             if idle:
                 self.look_at_run()
 

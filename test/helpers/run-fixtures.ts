@@ -61,3 +61,10 @@ export async function runOf(client: Client, run: { id: string }): Promise<any> {
 export async function tasksOf(client: Client, run: { id: string }, query: Record<string, string | number | boolean> = {}): Promise<any[]> {
   return client.listAll(`/api/runs/${run.id}/tasks/`, query);
 }
+
+/** How many POSTs to a route pattern the service has answered 200, by its request counts (GET /metrics). */
+export async function postsAnswered(client: Client, route: string): Promise<number> {
+  const text = (await client.get('/metrics')).text;
+  const line = text.split('\n').find((one) => one.startsWith('http_request_duration_seconds_count{') && one.includes(`route="${route}"`) && one.includes('method="POST"') && one.includes('status="200"'));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}

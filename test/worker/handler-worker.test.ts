@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { createService, runWorker } from '../../src/index.ts';
 import { Client } from '../helpers/client.ts';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
-import { createRun, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
+import { createRun, postsAnswered, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
 import { start, type Running } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -74,11 +74,6 @@ test('an in-memory service, a run and a handler worker in one process: the run c
 test('one task at a time: each result goes with the lease of the next task, one call a task (the service\'s request counts say so)', async () => {
   const { client, apiKey, setup } = await project(10, 2);
   const run = await createRun(client, setup);
-  const posts = async (route: string) => {
-    const text = (await running.client.get('/metrics')).text;
-    const line = text.split('\n').find((one) => one.startsWith('http_request_duration_seconds_count{') && one.includes(`route="${route}"`) && one.includes('method="POST"') && one.includes('status="200"'));
-    return line ? Number(line.split(' ').at(-1)) : 0;
-  };
   // Whatever the worker leases once it has results to send (the next task, and one ahead once tasks show they are short) rides with them.
   const worker = runWorker({ url: running.url, apiKey, run: run.id, concurrency: 1, handler: async () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -86,7 +81,7 @@ test('one task at a time: each result goes with the lease of the next task, one 
   } });
   const summary = await worker.done;
   assert.is(summary.counts.done, 20);
-  const [leases, completions] = [await posts('/api/workers/:id/lease'), await posts('/api/workers/:id/complete')];
+  const [leases, completions] = [await postsAnswered(running.client, '/api/workers/:id/lease'), await postsAnswered(running.client, '/api/workers/:id/complete')];
   assert.ok(completions >= 20 && completions <= 22, `${completions} completions`);
   assert.ok(leases <= 4, `${leases} leases of their own for 20 tasks: the rest rode with the results`);
   assert.is((await runOf(client, run)).counts.done, 20);

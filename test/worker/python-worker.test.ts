@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { root } from '../../scripts/service-process.ts';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
-import { createRun, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
+import { createRun, postsAnswered, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
 import { start, type Running } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -66,6 +66,19 @@ test('worker.py with the example function completes a run: every task done with 
     }
   }
   assert.equal((await member.client.get('/api/workers/')).body.count, 0, 'it said goodbye');
+});
+
+test('worker.py one task at a time: each result goes with the lease of the next task, one call a task', async () => {
+  const { member, project } = await memberWithProject(running.client);
+  const key = await createApiKey(member.client, project.id);
+  const setup = await runSetup(member.client, project.id, 6, 2);
+  const run = await createRun(member.client, setup);
+  const { code, stderr } = await python(['--url', running.url, '--api-key', key.key, '--run', run.id, '--concurrency', '1', join(root, 'examples/python/example_agent.py:run')]);
+  assert.is(code, 0, stderr);
+  assert.is((await runOf(member.client, run)).counts.done, 12);
+  const [leases, completions] = [await postsAnswered(running.client, '/api/workers/:id/lease'), await postsAnswered(running.client, '/api/workers/:id/complete')];
+  assert.ok(completions >= 12 && completions <= 13, `${completions} completions`);
+  assert.ok(leases <= 3, `${leases} leases of their own for 12 tasks: the rest rode with the results`);
 });
 
 test('worker.py: a function that raises gives error results with its traceback\'s end; a key the service refuses ends it with 1', async () => {
