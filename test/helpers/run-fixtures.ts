@@ -2,6 +2,7 @@
 // it, and a worker that leases, heartbeats and completes, all through the API.
 import * as assert from 'uvu/assert';
 import { createAgent, datapoints } from './agent-fixtures.ts';
+import type { Kv } from '../../src/store/kv.ts';
 import type { Client, Reply } from './client.ts';
 import { createIteration, createJob } from './job-fixtures.ts';
 
@@ -67,4 +68,15 @@ export async function postsAnswered(client: Client, route: string): Promise<numb
   const text = (await client.get('/metrics')).text;
   const line = text.split('\n').find((one) => one.startsWith('http_request_duration_seconds_count{') && one.includes(`route="${route}"`) && one.includes('method="POST"') && one.includes('status="200"'));
   return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+/** Counts the store's commits from now on (every write is one): the count so far, when asked. */
+export function commitCounter(kv: Kv): () => number {
+  const write = kv.write.bind(kv);
+  let commits = 0;
+  kv.write = (late) => {
+    commits++;
+    return write(late);
+  };
+  return () => commits;
 }

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { memberWithProject } from '../helpers/fixtures.ts';
-import { createRun, lease, registerWorker, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
+import { commitCounter, createRun, lease, registerWorker, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
 test('a completion with next writes its results and leases the next task in the same commit; the last one leases nothing and ends the run', () =>
@@ -14,20 +14,14 @@ test('a completion with next writes its results and leases the next task in the 
     const run = await createRun(member.client, setup);
     const worker = await registerWorker(member.client);
     let [task] = await lease(member.client, worker, { max: 1 });
-    const kv = service.deps.kv;
-    const write = kv.write.bind(kv);
-    let commits = 0;
-    kv.write = (late) => {
-      commits++;
-      return write(late);
-    };
+    const commits = commitCounter(service.deps.kv);
     const orders: number[] = [task.datapoint.order];
     for (;;) {
-      const before = commits;
+      const before = commits();
       const reply = await member.client.post(`/api/workers/${worker.id}/complete/`, { results: [{ task: task.id, lease: task.lease, score: 0.5 }], next: { max: 1 } });
       assert.is(reply.status, 200, reply.text);
       assert.equal(reply.body.results, [{ task: task.id, outcome: 'accepted' }]);
-      assert.is(commits - before, 1, 'the completion and the lease in one commit');
+      assert.is(commits() - before, 1, 'the completion and the lease in one commit');
       if (reply.body.tasks.length === 0) break;
       assert.is(reply.body.tasks.length, 1);
       task = reply.body.tasks[0];

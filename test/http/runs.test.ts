@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { memberWithProject } from '../helpers/fixtures.ts';
-import { createRun, complete, completeAll, lease, registerWorker, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
+import { commitCounter, createRun, complete, completeAll, lease, registerWorker, runOf, runSetup, tasksOf } from '../helpers/run-fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
 const fast = { limits: { runRetryDelayMs: 1, runRetryDelayMsMax: 2 } };
@@ -302,18 +302,11 @@ test('a waiting lease gets a new run\'s task in the commit that creates the run;
     const secondStarted = performance.now();
     const alsoWaiting = lease(member.client, second, { wait_ms: 800 });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // Every commit from here on is counted.
-    const kv = service.deps.kv;
-    const write = kv.write.bind(kv);
-    let commits = 0;
-    kv.write = (late) => {
-      commits++;
-      return write(late);
-    };
+    const commits = commitCounter(service.deps.kv);
     const run = await createRun(member.client, setup);
     const [task] = await waiting;
     assert.is(task.run, run.id);
-    assert.is(commits, 2, 'its iterations pinned to the version, then the run with the lease of its task (a lease of its own would be a third)');
+    assert.is(commits(), 2, 'its iterations pinned to the version, then the run with the lease of its task (a lease of its own would be a third)');
     assert.equal(await alsoWaiting, [], 'the one task went to the first waiter: the second waited its wait out');
     assert.ok(performance.now() - secondStarted >= 790);
     const [listed] = await tasksOf(member.client, run);
