@@ -36,6 +36,9 @@ export interface WorkerCollaborators extends RecordCollaborators {
 /** A completion's item as the body schema lets it through (its result fields are checked one item at a time). */
 type CompletionBodyItem = { task: string; lease: string; status?: string | null } & Record<string, unknown>;
 
+/** How a completion answers one of its items. */
+type CompletionAnswer = { task: string; outcome: CompletionOutcome | 'invalid'; errors?: FieldErrors };
+
 /** The fields a run the service scores writes itself. */
 const serviceScoredFields = ['score', 'passed', 'dimension_scores'] as const;
 
@@ -149,6 +152,32 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
     const [low, high] = run.race.score_range;
     if (score >= low && score <= high) return { input: item as ResultInput };
     return { errors: { score: [`Ensure this value is within the race's score_range [${low}, ${high}].`] } };
+  };
+
+  /**
+   * Completes a completion's items, run by run (each run's job decides its own), filling in each
+   * item's answer: its outcome, or its errors (an invalid item is answered without being sent).
+   */
+  const completeByRun = (worker: Worker, items: readonly CompletionBodyItem[], answers: CompletionAnswer[]): Promise<unknown> => {
+    const byRun = new Map<string, { run: Run; items: CompletionItem[]; at: number[] }>();
+    resolveItems(worker, items).forEach((resolved, at) => {
+      if ('errors' in resolved) {
+        answers[at]!.errors = resolved.errors;
+        return;
+      }
+      const group = byRun.get(resolved.run.id) ?? { run: resolved.run, items: [], at: [] };
+      group.items.push(resolved.item);
+      group.at.push(at);
+      byRun.set(resolved.run.id, group);
+    });
+    // Not async: the items are resolved (and their asks queued on their jobs) before this returns,
+    // so that a lease asked for next queues behind them.
+    return Promise.all(
+      [...byRun.values()].map(async ({ run, items: resolved, at }) => {
+        const outcomes = await dispatch.complete(worker, run, resolved);
+        outcomes.forEach((outcome, k) => (answers[at[k]!]!.outcome = outcome));
+      }),
+    );
   };
 
   /** Each row's field errors ({} for a good one), checked against results-write's row schema in one pass. */
@@ -271,24 +300,8 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
           throw invalid({ results: { non_field_errors: [`Ensure this field has no more than ${limits.completionItemsMax} elements.`] } });
         }
         const next = ctx.state.body.next ? leaseRequestOf(worker, ctx.state.body.next as object, 'next') : undefined;
-        const answers: { task: string; outcome: CompletionOutcome | 'invalid'; errors?: FieldErrors }[] = items.map((item) => ({ task: item.task, outcome: 'invalid' }));
-        const byRun = new Map<string, { run: Run; items: CompletionItem[]; at: number[] }>();
-        resolveItems(worker, items).forEach((resolved, at) => {
-          if ('errors' in resolved) {
-            answers[at]!.errors = resolved.errors;
-            return;
-          }
-          const group = byRun.get(resolved.run.id) ?? { run: resolved.run, items: [], at: [] };
-          group.items.push(resolved.item);
-          group.at.push(at);
-          byRun.set(resolved.run.id, group);
-        });
-        const completed = Promise.all(
-          [...byRun.values()].map(async ({ run, items: resolved, at }) => {
-            const outcomes = await dispatch.complete(worker, run, resolved);
-            outcomes.forEach((outcome, k) => (answers[at[k]!]!.outcome = outcome));
-          }),
-        );
+        const answers: CompletionAnswer[] = items.map((item) => ({ task: item.task, outcome: 'invalid' }));
+        const completed = completeByRun(worker, items, answers);
         // The next lease is asked for at once: it queues behind the completions on their job's
         // actor, is decided with them and joins their commit. A lease that fails is answered
         // with no tasks (the worker leases again); when the completions fail, the call does, and
