@@ -115,6 +115,32 @@ test('a lease whose first try failed after it was sent may have leased tasks: th
   }
 });
 
+test('a completion carrying the next lease sends both in one body; a first try that failed after it was sent may have leased tasks, and the answer says so', async () => {
+  const bodies: string[] = [];
+  const answer = json(200, { results: [{ task: 't1', outcome: 'accepted' }], tasks: [] });
+  const { url, server } = await scripted([
+    (request, _response, body) => {
+      bodies.push(body);
+      request.socket.destroy();
+    },
+    (request, response, body) => {
+      bodies.push(body);
+      answer(request, response, body);
+    },
+  ]);
+  const protocol = new WorkerProtocol({ url, apiKey: 'key', backoff: fast });
+  try {
+    const next = { max: 2, wait_ms: 0, run: null };
+    const completed = await protocol.completeAndLease('w', [JSON.stringify({ task: 't1', lease: 'l1', score: 1 })], next);
+    assert.equal(completed.results, [{ task: 't1', outcome: 'accepted' }]);
+    assert.equal([completed.leased.tasks, completed.leased.mayHaveLost], [[], true]);
+    assert.equal(JSON.parse(bodies[1]!), { results: [{ task: 't1', lease: 'l1', score: 1 }], next });
+  } finally {
+    protocol.close();
+    await close(server);
+  }
+});
+
 /** A task leased for `leaseMs` from now (a negative one has run out already). */
 function leasedTask(id: string, leaseMs = 60_000): LeasedTask {
   return {
@@ -276,6 +302,28 @@ test('while the service does not take results, the worker leases no more: the co
   assert.is(await running, 'stopped');
   assert.ok(protocol.calls.includes('goodbye worker-1'));
   assert.is(protocol.calls.at(-1), 'close');
+});
+
+test('tasks that come with a completion answered after a stop are not run: they go back with the goodbye', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([leasedTask('first')]));
+  let answer: () => void = () => {};
+  protocol.completeAnswer = (items) => new Promise((resolve) => (answer = () => resolve({ results: items.map((item) => ({ task: JSON.parse(item).task, outcome: 'accepted' as const })) })));
+  // The next lease rides with the first task's result, and brings a task.
+  protocol.leases.push(() => leased([leasedTask('late')]));
+  const started: string[] = [];
+  const loop = loopOf(protocol, async (task) => {
+    started.push(task.id);
+    return { kind: 'result', fields: { output: 'ok', score: 1 } };
+  }, { concurrency: 1, batch: 1 });
+  const running = loop.run();
+  await until(() => protocol.calls.includes('complete+lease worker-1'), 'the result on its way with the next lease');
+  loop.stop();
+  answer();
+  assert.is(await running, 'stopped');
+  assert.equal(started, ['first']);
+  assert.equal([loop.counts.done, loop.counts.leased], [1, 1]);
+  assert.ok(protocol.calls.includes('goodbye worker-1'));
 });
 
 test('with a lease of its own waiting, results go out alone, and it stops leasing once concurrency + batch of them wait', async () => {
