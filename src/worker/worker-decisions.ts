@@ -69,6 +69,43 @@ export function leaseSize({ concurrency, batch, held, unsent, ahead }: Occupancy
   return Math.max(0, Math.min(batch, concurrency + ahead - held));
 }
 
+/** What the leasing and sending loops know of each other, for the ride-along lease. */
+export interface LeaseTraffic {
+  /** Results waiting to be sent, and being sent now. */
+  unsent: number;
+  sending: number;
+  /** Sending is paused (leases are being counted). */
+  flushPaused: boolean;
+  /** A completion on its way carries the next lease. */
+  riding: boolean;
+}
+
+/**
+ * Whether the leasing loop leaves its lease to results: those about to be sent (the sending loop
+ * idle, about to take them) carry it, or a completion on its way does. One call, and one commit
+ * on the service, then does for both.
+ */
+export function leaseRidesWithResults({ unsent, sending, flushPaused, riding }: LeaseTraffic): boolean {
+  return riding || (unsent > 0 && sending === 0 && !flushPaused);
+}
+
+/** What keeps a completion from carrying a lease: the worker stopping, draining, counting its leases, or a lease of its own on its way. */
+export interface RideBlockers {
+  stopping: boolean;
+  draining: boolean;
+  checkingLeases: boolean;
+  leaseInFlight: boolean;
+}
+
+/**
+ * How many tasks a completion sent now leases with it (0: none): one per free slot and place
+ * ahead, as a lease of its own would ask (the results it carries no longer count as waiting).
+ */
+export function rideAlongSize(blockers: RideBlockers, occupancy: Occupancy): number {
+  if (blockers.stopping || blockers.draining || blockers.checkingLeases || blockers.leaseInFlight) return 0;
+  return leaseSize(occupancy);
+}
+
 /**
  * The service's clock minus this machine's, from an answer's Date header (whole seconds). An
  * offset within the header's rounding cannot be told from it and is taken as none.

@@ -21,10 +21,12 @@ import {
   hasEnded,
   heartbeatPeriodMs,
   leaseAhead,
+  leaseRidesWithResults,
   leaseSize,
   leaseTimes,
   orphanedLeases,
   recentTasksMax,
+  rideAlongSize,
 } from './worker-decisions.ts';
 import type { CompletionAnswer, Leased, LeaseBody, WorkerProtocol } from './worker-protocol.ts';
 import type { CompletionItem, LeasedTask, TaskOutcome } from './worker-task.ts';
@@ -244,20 +246,15 @@ export class WorkerLoop {
     }
   }
 
-  /**
-   * Results about to be sent (the flush loop idle, about to take them) carry the next lease, or a
-   * completion on its way does: one round trip, and one commit on the service, for both.
-   */
   private leaseWillRideAlong(): boolean {
-    return this.leaseRidesAlong || (this.unsent.length > 0 && this.sending.length === 0 && !this.flushPaused);
+    return leaseRidesWithResults({ unsent: this.unsent.length, sending: this.sending.length, flushPaused: this.flushPaused, riding: this.leaseRidesAlong });
   }
 
-  /** The lease a completion sent now carries, if the worker has room and nothing else is leasing: it does not wait, results are never held back. */
+  /** The lease a completion sent now carries, if any: it does not wait, so results are never held back. */
   private rideAlongLease(): LeaseBody | undefined {
-    if (this.stopping || this.draining || this.checkLeases || this.leaseInFlight) return undefined;
     const { concurrency, batch, run } = this.options;
-    const ahead = leaseAhead(this.recentTaskMs, concurrency, batch);
-    const max = leaseSize({ concurrency, batch, held: this.held.size, unsent: this.unsent.length, ahead });
+    const blockers = { stopping: this.stopping, draining: this.draining, checkingLeases: this.checkLeases, leaseInFlight: this.leaseInFlight };
+    const max = rideAlongSize(blockers, { concurrency, batch, held: this.held.size, unsent: this.unsent.length, ahead: leaseAhead(this.recentTaskMs, concurrency, batch) });
     return max > 0 ? { max, wait_ms: 0, run } : undefined;
   }
 

@@ -18,6 +18,8 @@ import {
   heartbeatPeriodMsMin,
   aheadTaskMsMax,
   leaseAhead,
+  leaseRidesWithResults,
+  rideAlongSize,
   leaseSize,
   leaseTimes,
   orphanedLeases,
@@ -69,6 +71,24 @@ test('tasks are leased ahead (up to a batch, at most the concurrency) only once 
   assert.is(leaseAhead([5, 5, 5, 5], 8, 2), 2);
   assert.is(leaseAhead([5, 5, 2000, 2000, 2000], 4, 4), 0, 'long tasks: a task leased ahead would wait long');
   assert.is(leaseAhead([aheadTaskMsMax, 1, 1, 9999], 1, 1), 1, 'the median decides');
+});
+
+test('a lease rides with results about to be sent, or on their way with one; not with results already on their way alone, nor while sending is paused', () => {
+  const traffic = { unsent: 1, sending: 0, flushPaused: false, riding: false };
+  assert.ok(leaseRidesWithResults(traffic));
+  assert.ok(leaseRidesWithResults({ ...traffic, unsent: 0, sending: 3, riding: true }));
+  assert.not.ok(leaseRidesWithResults({ ...traffic, unsent: 0 }), 'nothing to send: it leases alone');
+  assert.not.ok(leaseRidesWithResults({ ...traffic, sending: 2 }), 'a completion without a lease is on its way: it leases alone');
+  assert.not.ok(leaseRidesWithResults({ ...traffic, flushPaused: true }));
+});
+
+test('a completion carries as many tasks as a lease would ask, with the results it carries not counted as waiting; none while stopping, draining, counting leases or leasing alone', () => {
+  const clear = { stopping: false, draining: false, checkingLeases: false, leaseInFlight: false };
+  const occupancy = { concurrency: 4, batch: 2, held: 3, unsent: 0, ahead: 0 };
+  assert.is(rideAlongSize(clear, occupancy), 1);
+  assert.is(rideAlongSize(clear, { ...occupancy, held: 1 }), 2, 'at most a batch');
+  assert.is(rideAlongSize(clear, { ...occupancy, held: 4 }), 0);
+  for (const blocker of ['stopping', 'draining', 'checkingLeases', 'leaseInFlight'] as const) assert.is(rideAlongSize({ ...clear, [blocker]: true }, occupancy), 0, blocker);
 });
 
 test('concurrency and batch: integers from 1 to 1000', () => {
