@@ -2887,7 +2887,7 @@ export interface components {
                  */
                 status?: "ok" | "error" | "rate_limited" | null;
             }[];
-            /** @description Lease the worker's next tasks in the same call, once these results are written: the answer then carries them as `tasks`, as a lease answers them (max, wait_ms and run as a lease takes them). */
+            /** @description Lease the worker's next tasks in the same call: decided right behind these results and written in their commit. The answer then carries them as `tasks`, as a lease answers them (max, wait_ms and run as a lease takes them). */
             next?: components["schemas"]["workers.lease"];
         };
         "workers.complete-response": {
@@ -2901,7 +2901,7 @@ export interface components {
                 /** @description An invalid item's errors, in DRF's shape. */
                 errors?: Record<string, never>;
             }[];
-            /** @description Only when the completion asked for `next`: the tasks leased once these results were written, as a lease answers them (empty when none was ready within next.wait_ms, or the lease could not be made now). */
+            /** @description Only when the completion asked for `next`: the tasks leased with these results, as a lease answers them (empty when none was ready within next.wait_ms, or the lease could not be made just then). */
             tasks?: components["schemas"]["workers.leased-task-response"][];
         };
         "workers.heartbeat": {
