@@ -14,7 +14,7 @@ import type { Run, RunCommand, RunScoringConfig, RunState } from '../domain/run.
 import type { ReadModel } from '../read-model.ts';
 import type { ResultIntake } from '../results/result-intake.ts';
 import type { ResultKeeper } from '../results/result-keeper.ts';
-import type { RunScoring } from './run-scoring.ts';
+import { ScorerUnusable, type RunScoring } from './run-scoring.ts';
 
 export interface RunRescorerOptions {
   registry: Registry;
@@ -108,6 +108,8 @@ export class RunRescorer {
     const { results, readModel, intake, scoring, limits } = this.options;
     const scorer = scoring.scorerOf(run);
     if (!scorer) return;
+    // Its agent changed since the rescoring began: it stops here (logged) and resumes at the next start.
+    if (scorer instanceof ScorerUnusable) throw scorer;
     const byIteration = new Map<string, ResolvedRow[]>();
     for (const ref of rows) {
       const table = results.store.table(ref.iteration);

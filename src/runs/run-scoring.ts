@@ -19,10 +19,22 @@ export interface RunScoringOptions {
   spans: SpanStore;
 }
 
+/**
+ * The agent's eval spec or output_schema as it is now gives the run no scorer: they were checked
+ * when the run was made, and changed since (an output_schema that no longer compiles, say). Its
+ * ok results cannot be scored until the agent is mended; made once per change, as a scorer is.
+ */
+export class ScorerUnusable extends Error {
+  constructor(reason: string) {
+    super(`This run's scoring cannot be made from its agent as it is now (changed since the run began): ${reason}`);
+    this.name = 'ScorerUnusable';
+  }
+}
+
 interface Made {
   agent: Agent;
   scoring: Scoring;
-  scorer: RunScorer;
+  scorer: RunScorer | ScorerUnusable;
 }
 
 export class RunScoring {
@@ -35,15 +47,23 @@ export class RunScoring {
     return { compileSchema: compileUserSchema, outputSchema: agent.output_schema ?? undefined };
   }
 
-  /** The run's scorer, or null when its workers report their own scores (or its agent is gone). */
-  scorerOf(run: Run): RunScorer | null {
+  /**
+   * The run's scorer; null when its workers report their own scores (or its agent is gone);
+   * ScorerUnusable when its agent, changed since the run began, gives none.
+   */
+  scorerOf(run: Run): RunScorer | ScorerUnusable | null {
     const scoring = run.scoring;
     const agent = this.agentOf(run);
     if (scoring === null || !agent) return null;
     const made = this.made.get(run.id);
     if (made && made.agent === agent && made.scoring === scoring) return made.scorer;
     // Records are replaced, never changed in place: a new agent object is a changed eval spec.
-    const scorer = runScorerOf(scoring, evalSpecOf(agent), RunScoring.depsOf(agent));
+    let scorer: RunScorer | ScorerUnusable;
+    try {
+      scorer = runScorerOf(scoring, evalSpecOf(agent), RunScoring.depsOf(agent));
+    } catch (error) {
+      scorer = new ScorerUnusable(error instanceof Error ? error.message : String(error));
+    }
     this.made.set(run.id, { agent, scoring, scorer });
     return scorer;
   }

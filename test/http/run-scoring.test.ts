@@ -124,6 +124,30 @@ test('scorers: each a named dimension in [0, 1], the score their weighted mean, 
     assert.equal(rows.map((row) => row.passed), [true, true, false]);
   }));
 
+test('an agent changed after its run began so that it gives no scorer: an ok result is invalid on scoring (not a 500), an error result is accepted; mended, results are scored again', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await scoredSetup(member.client, project.id, { output_schema: { type: 'object', required: ['label'] } });
+    await createRun(member.client, { ...setup, iterations: [setup.iterations[0]] }, { scoring: { method: 'scorers', scorers: [{ type: 'json_schema', name: 'schema' }] } });
+    // A lookahead is not RE2: the schema no longer compiles as a user schema.
+    const broken = await member.client.patch(`/api/agents/${setup.agent.id}/`, { output_schema: { type: 'object', properties: { label: { type: 'string', pattern: '(?=s)' } } } });
+    assert.is(broken.status, 200, broken.text);
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 3 });
+    const reply = await complete(member.client, worker, [
+      { task: tasks[0].id, lease: tasks[0].lease, output: { label: 'spam' } },
+      { task: tasks[1].id, lease: tasks[1].lease, status: 'error', error: 'the model is down' },
+    ]);
+    assert.is(reply.status, 200, reply.text);
+    assert.equal(reply.body.results.map((item: any) => item.outcome), ['invalid', 'accepted']);
+    assert.match(reply.body.results[0].errors.scoring[0], /cannot be made from its agent as it is now/);
+    const mended = await member.client.patch(`/api/agents/${setup.agent.id}/`, { output_schema: { type: 'object', required: ['label'] } });
+    assert.is(mended.status, 200, mended.text);
+    await completeAll(member.client, worker, [tasks[0], tasks[2]], () => ({ output: { label: 'spam' } }));
+    const rows = await resultsOf(member.client, setup.iterations[0]);
+    assert.equal(rows.filter((row) => row.status === 'ok').map((row) => row.dimension_scores), [{ schema: 1 }, { schema: 1 }]);
+  }, { limits: { runRetryDelayMs: 1, runRetryDelayMsMax: 2 } }));
+
 test('spec tool usage reads the tool-call spans of the result\'s trace (GenAI names first, the SDK\'s otherwise); without a trace the dimension is left out', () =>
   withService(async (running) => {
     const { member, project } = await memberWithProject(running.client);

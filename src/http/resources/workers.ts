@@ -16,7 +16,7 @@ import type { CompletionItem, CompletionOutcome, Run } from '../../domain/run.ts
 import type { Datapoint, Json, JobIteration } from '../../domain/records.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import type { LeasedTask, LeaseRequest, RunDispatch } from '../../runs/run-dispatch.ts';
-import type { RunScoring } from '../../runs/run-scoring.ts';
+import { ScorerUnusable, type RunScoring } from '../../runs/run-scoring.ts';
 import { taskKeyOf } from '../../runs/task-ids.ts';
 import type { Validator } from '../../validation/validator.ts';
 import { or404 } from '../errors.ts';
@@ -131,6 +131,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
   /**
    * An item of a run the service scores: refused if it carries a score of its own, else (an ok
    * result) its score, passed and dimensions computed from its output; any other item as it is.
+   * An ok result is refused, on `scoring`, while the run's agent gives no scorer.
    */
   const scoredByService = (run: Run, datapoint: number, item: CompletionBodyItem): { input: ResultInput } | { errors: FieldErrors } => {
     const scorer = runScoring.scorerOf(run);
@@ -141,6 +142,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
     }
     if (Object.keys(errors).length > 0) return { errors };
     if ((item.status ?? 'ok') !== 'ok') return { input: item as ResultInput };
+    if (scorer instanceof ScorerUnusable) return { errors: { scoring: [scorer.message] } };
     const traceId = typeof item.trace_id === 'string' ? item.trace_id.toLowerCase() : null;
     return { input: { ...item, ...runScoring.score(run, scorer, datapoint, item.output ?? null, traceId) } as ResultInput };
   };
