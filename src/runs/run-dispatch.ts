@@ -138,15 +138,9 @@ export class RunDispatch {
   async heartbeat(worker: Worker, running: readonly { run: string; position: number; id: string }[]): Promise<string[]> {
     this.heard(worker.id);
     const { clock, readModel } = this.options;
-    const byJob = new Map<string, { project: string; runs: string[] }>();
-    for (const state of this.runsHeldBy(worker.id)) {
-      const entry = byJob.get(state.job) ?? { project: state.project, runs: [] };
-      entry.runs.push(state.id);
-      byJob.set(state.job, entry);
-    }
     const nowMs = clock.nowMs();
     await Promise.all(
-      [...byJob].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ExtendLeases', runs, worker: worker.id, nowMs })),
+      [...this.heldByJob(worker.id)].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ExtendLeases', runs, worker: worker.id, nowMs })),
     );
     return running
       .filter(({ run, position }) => readModel.runStates.get(run)?.tasks.leases.get(position)?.worker !== worker.id)
@@ -155,16 +149,9 @@ export class RunDispatch {
 
   /** A worker says goodbye: every lease it holds goes back to the queue at once. */
   async release(worker: Worker): Promise<void> {
-    const { clock } = this.options;
-    const byJob = new Map<string, { project: string; runs: string[] }>();
-    for (const run of this.runsHeldBy(worker.id)) {
-      const entry = byJob.get(run.job) ?? { project: run.project, runs: [] };
-      entry.runs.push(run.id);
-      byJob.set(run.job, entry);
-    }
-    const nowMs = clock.nowMs();
+    const nowMs = this.options.clock.nowMs();
     await Promise.all(
-      [...byJob].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
+      [...this.heldByJob(worker.id)].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
     );
     this.seen.delete(worker.id);
     for (const [project, waiting] of this.waiters) {
@@ -437,6 +424,17 @@ export class RunDispatch {
     let held = 0;
     for (const run of this.runsHeldBy(worker)) held += this.options.readModel.runStates.get(run.id)!.tasks.byWorker.get(worker)!.size;
     return held;
+  }
+
+  /** The live runs in which a worker holds a lease, by job (each job's actor decides for its runs). */
+  private heldByJob(worker: string): Map<string, { project: string; runs: string[] }> {
+    const byJob = new Map<string, { project: string; runs: string[] }>();
+    for (const run of this.runsHeldBy(worker)) {
+      const entry = byJob.get(run.job) ?? { project: run.project, runs: [] };
+      entry.runs.push(run.id);
+      byJob.set(run.job, entry);
+    }
+    return byJob;
   }
 
   /** The live runs in which a worker holds a lease. */

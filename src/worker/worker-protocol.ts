@@ -70,6 +70,12 @@ interface Answer {
   receivedAtMs: number;
 }
 
+/** A completion's body from its items' JSON texts (made once by the caller), with the lease it carries if any. */
+function completionBody(items: readonly string[], next?: LeaseBody): string {
+  const results = `"results":[${items.join(',')}]`;
+  return next ? `{${results},"next":${JSON.stringify(next)}}` : `{${results}}`;
+}
+
 /** Bytes of one answer read at most (a lease of a full batch of tasks with large agent code). */
 const answerBytesMax = 256 * 1024 * 1024;
 /** Beyond a lease's own wait, how long an answer may take before the request is given up and tried again. */
@@ -107,7 +113,7 @@ export class WorkerProtocol {
 
   /** Up to `max` tasks, waiting up to `waitMs` for one. */
   async lease(worker: string, body: LeaseBody, signal?: AbortSignal): Promise<Leased> {
-    const { answer, mayHaveLost } = await this.leasing('POST', `api/workers/${worker}/lease/`, JSON.stringify(body), signal, body.wait_ms);
+    const { answer, mayHaveLost } = await this.leasing(`api/workers/${worker}/lease/`, JSON.stringify(body), signal, body.wait_ms);
     const { tasks } = this.parsed<{ tasks: LeasedTask[] }>(answer, 200, 'leasing tasks');
     return this.leased(tasks, answer, mayHaveLost);
   }
@@ -123,21 +129,20 @@ export class WorkerProtocol {
    * `stale` (its task is done): its result stands.
    */
   async complete(worker: string, items: readonly string[], signal?: AbortSignal): Promise<CompletionAnswer> {
-    return this.json('POST', `api/workers/${worker}/complete/`, `{"results":[${items.join(',')}]}`, 200, 'completing tasks', signal);
+    return this.json('POST', `api/workers/${worker}/complete/`, completionBody(items), 200, 'completing tasks', signal);
   }
 
   /** Completes tasks (as complete) and, in the same call, leases the next ones (the completion's `next`). */
   async completeAndLease(worker: string, items: readonly string[], next: LeaseBody, signal?: AbortSignal): Promise<CompletionAnswer & { leased: Leased }> {
-    const body = `{"results":[${items.join(',')}],"next":${JSON.stringify(next)}}`;
-    const { answer, mayHaveLost } = await this.leasing('POST', `api/workers/${worker}/complete/`, body, signal, next.wait_ms);
+    const { answer, mayHaveLost } = await this.leasing(`api/workers/${worker}/complete/`, completionBody(items, next), signal, next.wait_ms);
     const { results, tasks } = this.parsed<{ results: CompletionAnswer['results']; tasks: LeasedTask[] }>(answer, 200, 'completing tasks');
     return { results, leased: this.leased(tasks, answer, mayHaveLost) };
   }
 
   /** A call that leases: answered, and whether an earlier try may have leased tasks whose answer was lost. */
-  private async leasing(method: string, path: string, body: string, signal: AbortSignal | undefined, waitMs: number): Promise<{ answer: Answer; mayHaveLost: boolean }> {
+  private async leasing(path: string, body: string, signal: AbortSignal | undefined, waitMs: number): Promise<{ answer: Answer; mayHaveLost: boolean }> {
     let mayHaveLost = false;
-    const answer = await this.call(method, path, body, signal, waitMs + answerTimeoutMs, (error) => {
+    const answer = await this.call('POST', path, body, signal, waitMs + answerTimeoutMs, (error) => {
       // A request refused at connect never reached the service; any other failure may have come after it leased.
       if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') mayHaveLost = true;
     });
