@@ -5,7 +5,7 @@
 // commit, so the event's lag is measured from the moment the prober holds the reply (the commit
 // is acknowledged) to the moment each stream holds the event; the time from sending the POST to
 // holding the event (commit included) is reported beside it.
-import { load, type Row, sendJson, signUp, startLineChild, startService } from './harness.ts';
+import { load, percentile, type Row, sendJson, signUp, startLineChild, startService } from './harness.ts';
 
 const streams = 100;
 const probePrefix = 'probe-';
@@ -86,12 +86,6 @@ export async function run(): Promise<Row[]> {
 }
 
 const epochMs = () => performance.timeOrigin + performance.now();
-
-function percentile(values: number[], fraction: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
-}
 
 async function setUp(url: string): Promise<{ token: string; job: string }> {
   const { access, projectId } = await signUp(url, 'events');

@@ -5,7 +5,7 @@
 // request path adds, and so how much is left for the durable store. Last, the durable store's own
 // floor: one synced write through the service's LMDB store (src/store/lmdb-kv.ts) at a time, the
 // least a durable answer (an iteration post, a lease) can wait.
-import { type ChildServer, compareWithBare, comparisonNote, removeDir, signUp, startBare, startChildServer, startService, type Comparison, type Row } from './harness.ts';
+import { type ChildServer, compareWithBare, comparisonNote, percentile, removeDir, signUp, startBare, startChildServer, startService, type Comparison, type Row } from './harness.ts';
 import { comparePosts, iterationBodies } from './jobs.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,15 +82,13 @@ async function commitFloor(): Promise<Row[]> {
       times.push(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    times.sort((a, b) => a - b);
-    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
     return [{
       name: 'floor: one synced LMDB write at a time (the store alone), p50',
-      value: at(0.5),
+      value: percentile(times, 0.5),
       unit: 'ms',
       target: 'reported',
       pass: true,
-      note: `p99 ${at(0.99).toFixed(2)} ms, ${commitSamples} writes; a durable answer waits at least this`,
+      note: `p99 ${percentile(times, 0.99).toFixed(2)} ms, ${commitSamples} writes; a durable answer waits at least this`,
     }];
   } finally {
     await kv.close();

@@ -394,6 +394,13 @@ export async function compareWithBare(bare: ChildServer, service: LoadOptions | 
   };
 }
 
+/** The value at `fraction` of the way through the sorted values (the nearest rank below); NaN for none. */
+export function percentile(values: readonly number[], fraction: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+}
+
 /** The middle value (the upper middle of an even count). */
 export function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

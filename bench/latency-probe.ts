@@ -5,6 +5,7 @@
 //
 //   node --import tsx bench/latency-probe.ts <url> <access token>
 import { Agent, request } from 'node:http';
+import { percentile } from './harness.ts';
 
 const [url, token] = process.argv.slice(2) as [string, string];
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -28,6 +29,4 @@ process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 process.stdin.resume();
 process.stdin.on('end', () => (running = false));
 while (running) latencies.push(await get());
-latencies.sort((a, b) => a - b);
-const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-process.stdout.write(`${JSON.stringify({ count: latencies.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: latencies.at(-1) ?? NaN })}\n`, () => process.exit(0));
+process.stdout.write(`${JSON.stringify({ count: latencies.length, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), maxMs: percentile(latencies, 1) })}\n`, () => process.exit(0));

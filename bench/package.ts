@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { median, quick, type Row } from './harness.ts';
+import { median, percentile, quick, type Row } from './harness.ts';
 import { root } from '../scripts/service-process.ts';
 
 const services = quick ? 20 : 100;
@@ -92,7 +92,3 @@ export async function run(): Promise<Row[]> {
   ];
 }
 
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0;
-}

@@ -15,7 +15,7 @@
 // - a plain GET /api/agents/{id}/ (one after another, from a process of its own) while the workers
 //   run.
 // `--quick` uses a tenth of the sizes and shorter rounds.
-import { load, median, processSeconds, quick, removeDir, rounds, roundSeconds, sendJson, signUp, startBareAndService, startLineChild, type Row } from './harness.ts';
+import { load, median, percentile, processSeconds, quick, removeDir, rounds, roundSeconds, sendJson, signUp, startBareAndService, startLineChild, type Row } from './harness.ts';
 
 const scale = quick ? 10 : 1;
 const datapoints = 20_000 / scale;
@@ -61,8 +61,8 @@ export async function run(): Promise<Row[]> {
     const bytesPerTask = ((service.rssMb() - rssBeforeMb) * 1024 * 1024) / tasks;
 
     // Lifecycles, batched and one at a time, each both ways, in rounds alternating with the bare
-    // server; a GET probe runs beside the first batched workers. Each way drains a run of its own
-    // (an ended run's tasks are not leased again).
+    // server; a GET probe runs beside the first batched workers. A round that could drain its run
+    // gets a fresh one first (refill).
     let current = large.id;
     /** Before each round: a run with enough tasks queued for `seconds` of the fastest rate seen here, else a new one (the old cancelled). */
     const refill = async (seconds: number) => {
@@ -164,7 +164,5 @@ async function readyToHeld(url: string, access: string, workerIds: string[], age
   }
   waiting.send('stop');
   await waiting.end();
-  times.sort((a, b) => a - b);
-  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
-  return { count: times.length, p50: at(0.5), p99: at(0.99), max: times.at(-1) ?? NaN };
+  return { count: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), max: percentile(times, 1) };
 }
