@@ -95,6 +95,7 @@ test("every race decision is the reference's, exactly, and its bounds within tol
 test('a state restored from JSON mid-sequence continues bit for bit', () => {
   for (const item of reference.races) {
     const steps = [...raceSteps(item)];
+    if (steps.length < 2) continue; // one pair: no middle to restore from
     const half = Math.floor(steps.length / 2);
     let restored = JSON.parse(JSON.stringify(steps[half - 1]!.sequence)) as ConfidenceSequenceState;
     assert.equal(restored, steps[half - 1]!.sequence, item.name);

@@ -141,6 +141,9 @@ def sequences():
         ('values at both ends of [1, 5], N = 60', 60, 0.05, 1.0, 5.0, floats(1 + 4 * rng.integers(0, 2, 60))),
         ('differences in [-1, 1], alpha 0.05 / 8, N = 500', 500, 0.05 / 8, -1.0, 1.0,
          floats(np.clip(rng.normal(-0.05, 0.2, 500), -1, 1))),
+        # The smallest populations: after its one value (or two) the bounds are the exact mean.
+        ('a single datapoint, N = 1', 1, 0.05, 0.0, 1.0, [0.7]),
+        ('two datapoints, N = 2', 2, 0.05, 0.0, 1.0, [0.2, 0.9]),
     ]
     out = []
     for name, n, alpha, low, high, values in cases:
@@ -186,6 +189,8 @@ def races():
         [0.5, 0.5, 1.0, 1.0, 0.75, 0.5])
     add('partial run of a near tie, 120 of N = 500', settings(0.05, 8, 10, False, 0.0, 1.0, 500), floats(rng.beta(2, 2, 500)),
         floats(rng.beta(2, 2, 120)))
+    # One datapoint: its one pair finishes the race, whatever pairs_min says.
+    add('a single datapoint, N = 1', settings(0.05, 1, 10, False, 0.0, 1.0, 1), [0.4], [0.9])
     return cases
 
 
