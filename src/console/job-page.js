@@ -52,6 +52,12 @@ export async function jobPage({ params, signal }) {
   const title = h('div', {});
   const pickedSlot = h('div', { class: 'compare-bar' });
   const chart = scoreChart({ points, baseline: job.baseline_score, signal, onPick: (point) => pick(point.id) });
+  /** Says why the chart is empty when no iteration has an avg_score (a job its runs evaluated). */
+  const chartNote = h('p', { class: 'muted chart-note' });
+  const showChartNote = () => {
+    const plotted = points.some((point) => point.avg_score !== null);
+    replace(chartNote, plotted || points.length === 0 ? '' : 'No iteration has an avg_score yet: the chart plots the score each iteration reports. The means of their results are in the table below.');
+  };
   const iterations = pagedTable({
     key: 'iterations',
     pageSize: 25,
@@ -148,6 +154,7 @@ export async function jobPage({ params, signal }) {
   /** Redraws what depends on the iterations, once per burst of events. */
   const refresh = coalesce(() => {
     showHeadline();
+    showChartNote();
     chart.update(points, job.baseline_score);
     void iterations.reload();
   });
@@ -173,13 +180,14 @@ export async function jobPage({ params, signal }) {
 
   const live = followLive(withQuery('/api/events/', { job: id, types: liveTypes.join(',') }), { signal, onEvent: (event) => void onEvent(event) });
   showHeadline();
+  showChartNote();
   showPicked();
 
   return h('div', { class: 'job-page' },
     title,
     headline,
     runs.element,
-    section('Score per iteration', chart.element),
+    section('Score per iteration', chartNote, chart.element),
     section('Iterations', pickedSlot, iterations.element),
     section('Job', facts([
       ['Agent', job.agent ? link(`/console/agents/${job.agent}`, clipped(job.agent_display_name ?? job.agent)) : '—'],

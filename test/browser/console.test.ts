@@ -1055,6 +1055,8 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   // No iteration of this job has an avg_score: its best score is the best mean of its results, said so.
   await page.waitForFunction(() => document.querySelector('.stats .stat .stat-note')?.textContent === 'mean of results, at friendly-prompt', undefined, { timeout: 10_000 });
   assert.equal((await statCards(page))[0], ['Best score', '0.8', 'mean of results, at friendly-prompt']);
+  // Its chart has nothing to plot, and says why rather than standing empty.
+  assert.match((await page.locator('.chart-note').textContent()) ?? '', /No iteration has an avg_score yet/);
   await settled(page);
   await shoot(page, '25-job-runs');
   await assertAccessible(page, 'a job whose run ended while its page was open');
