@@ -1,8 +1,9 @@
 // Runs survive a restart exactly: the service, started as `npm start` starts it, is killed with
-// SIGKILL while workers lease and complete tasks, again and again; after each restart every
-// acknowledged completion is there, a lease not yet expired is honoured (its token still
-// completes its task), an expired one goes back to the queue, and the run ends with exactly one
-// result per task, each the result of one completion that was sent for it.
+// SIGKILL while workers lease and complete tasks (one of them completing and leasing in one call),
+// again and again; after each restart every acknowledged completion is there, a lease not yet
+// expired is honoured (its token still completes its task), an expired one goes back to the
+// queue, and the run ends with exactly one result per task, each the result of one completion
+// that was sent for it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync } from 'node:fs';
@@ -71,21 +72,34 @@ test('killed with SIGKILL again and again while workers complete tasks: no ackno
     const twice: string[] = [];
     let next = 0;
     let stopping = false;
-    const work = async (worker: any) => {
+    /** Tasks that came with a completion's answer (`next`). */
+    let leasedWithCompletions = 0;
+    /** A worker's loop; `chained`: each completion leases the next tasks (`next`), leasing alone only when it holds none. */
+    const work = async (worker: any, chained: boolean) => {
+      let held: any[] = [];
       while (!stopping) {
         try {
           const client = member.client.at(url);
-          const leased = await client.post(`/api/workers/${worker.id}/lease/`, { max: 5, wait_ms: 200 });
-          if (leased.status !== 200) continue;
-          const items = leased.body.tasks.map((task: any) => {
+          let tasks = held;
+          held = [];
+          if (tasks.length === 0) {
+            const leased = await client.post(`/api/workers/${worker.id}/lease/`, { max: 5, wait_ms: 200 });
+            if (leased.status !== 200) continue;
+            tasks = leased.body.tasks;
+          }
+          const items = tasks.map((task: any) => {
             const score = ++next;
             if (!sent.has(task.id)) sent.set(task.id, new Set());
             sent.get(task.id)!.add(score);
             return { task: task.id, lease: task.lease, score };
           });
           if (items.length === 0) continue;
-          const completed = await client.post(`/api/workers/${worker.id}/complete/`, { results: items });
+          const completed = await client.post(`/api/workers/${worker.id}/complete/`, { results: items, ...(chained ? { next: { max: 5, wait_ms: 0 } } : {}) });
           if (completed.status !== 200) continue;
+          if (chained) {
+            held = completed.body.tasks;
+            leasedWithCompletions += held.length;
+          }
           completed.body.results.forEach((result: any, i: number) => {
             if (result.outcome !== 'accepted') return;
             if (accepted.has(result.task)) twice.push(result.task);
@@ -96,7 +110,8 @@ test('killed with SIGKILL again and again while workers complete tasks: no ackno
         }
       }
     };
-    const running = workers.map(work);
+    // One worker completes and leases in one call: its completions and leases share commits that the kills cut through too.
+    const running = workers.map((worker, i) => work(worker, i === 0));
     for (let round = 0; round < 4; round++) {
       await new Promise((resolve) => setTimeout(resolve, 150 + round * 70));
       service = await restart(service, dataDir, 'SIGKILL');
@@ -111,6 +126,7 @@ test('killed with SIGKILL again and again while workers complete tasks: no ackno
     await Promise.all(running);
     assert.equal(twice, [], 'no completion is accepted twice');
     assert.ok(accepted.size > 0, 'completions were acknowledged across the restarts');
+    assert.ok(leasedWithCompletions > 0, 'tasks were leased with completions');
     const state = (await client.get(`/api/runs/${run.id}/`)).body;
     assert.equal([state.status, state.counts.done, state.counts.total], ['completed', 120, 120]);
     const tasks = await client.listAll(`/api/runs/${run.id}/tasks/`);
