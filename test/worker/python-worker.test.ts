@@ -43,13 +43,19 @@ function python(args: string[], timeoutMs = 60_000): Promise<{ code: number | nu
   });
 }
 
-test('worker.py with the example function completes a run: every task done with what the function answered', async () => {
+/** A user's run of `size` datapoints on `iterations` iterations, worked to its end by worker.py with the example function at `concurrency`. */
+async function exampleRun(size: number, iterations: number, concurrency: number) {
   const { member, project } = await memberWithProject(running.client);
   const key = await createApiKey(member.client, project.id);
-  const setup = await runSetup(member.client, project.id, 5, 2);
+  const setup = await runSetup(member.client, project.id, size, iterations);
   const run = await createRun(member.client, setup);
-  const { code, stderr } = await python(['--url', running.url, '--api-key', key.key, '--run', run.id, '--concurrency', '3', join(root, 'examples/python/example_agent.py:run')]);
+  const { code, stderr } = await python(['--url', running.url, '--api-key', key.key, '--run', run.id, '--concurrency', String(concurrency), join(root, 'examples/python/example_agent.py:run')]);
   assert.is(code, 0, stderr);
+  return { member, setup, run, stderr };
+}
+
+test('worker.py with the example function completes a run: every task done with what the function answered', async () => {
+  const { member, setup, run, stderr } = await exampleRun(5, 2, 3);
   assert.match(stderr, /the run has ended: said goodbye/);
   const state = await runOf(member.client, run);
   assert.equal([state.status, state.counts.done, state.counts.total], ['completed', 10, 10]);
@@ -69,12 +75,7 @@ test('worker.py with the example function completes a run: every task done with 
 });
 
 test('worker.py one task at a time: each result goes with the lease of the next task, one call a task', async () => {
-  const { member, project } = await memberWithProject(running.client);
-  const key = await createApiKey(member.client, project.id);
-  const setup = await runSetup(member.client, project.id, 6, 2);
-  const run = await createRun(member.client, setup);
-  const { code, stderr } = await python(['--url', running.url, '--api-key', key.key, '--run', run.id, '--concurrency', '1', join(root, 'examples/python/example_agent.py:run')]);
-  assert.is(code, 0, stderr);
+  const { member, run } = await exampleRun(6, 2, 1);
   assert.is((await runOf(member.client, run)).counts.done, 12);
   const [leases, completions] = [await postsAnswered(running.client, '/api/workers/:id/lease'), await postsAnswered(running.client, '/api/workers/:id/complete')];
   assert.ok(completions >= 12 && completions <= 13, `${completions} completions`);
