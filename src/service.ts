@@ -92,6 +92,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     checkCodec: config.debugChecks,
     // Results are wanted while their iteration lives and their version's agent is not deleted.
     isLive: (iteration, roster) => readModel.iterations.get(iteration) !== undefined && readModel.agents.get(roster.agent) !== undefined,
+    writingRun: (iteration) => {
+      const record = readModel.iterations.get(iteration);
+      return record ? readModel.liveRunOf(record)?.id : undefined;
+    },
   });
   // Event ids grow across restarts too: each process starts numbering at the clock's microseconds.
   const changes = new ChangeFeed(config.limits, clock.nowMs() * 1000);

@@ -6,7 +6,7 @@ import type { ProjectGates } from '../actors/project-gates.ts';
 import type { Clock } from '../clock.ts';
 import type { Limits } from '../config.ts';
 import type { Dataset, JobIteration } from '../domain/records.ts';
-import { conflict, invalid, invalidPk, Rejected } from '../domain/rejection.ts';
+import { invalid, invalidPk, Rejected } from '../domain/rejection.ts';
 import { pinnedElsewhere, resolveAllRows, resolveRows, rosterOf, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
 import type { ResultInput } from '../domain/result-row.ts';
 import type { ReadModel } from '../read-model.ts';
@@ -120,7 +120,7 @@ export class ResultIntake {
     }
   }
 
-  /** Writes resolved rows in batches, unless a run other than `writer` writes the iteration's results now. */
+  /** Writes resolved rows in batches; the results' writer refuses them while a run other than `writer` writes the iteration's results. */
   private write(iteration: JobIteration, roster: Roster, rows: readonly ResolvedRow[], writer: string | null = null): Promise<Written> {
     if (rows.length > this.options.limits.resultRowsPerBatchMax) {
       // Spans of one export may report more rows than a posted batch holds: written in batches.
@@ -128,10 +128,8 @@ export class ResultIntake {
       const parts = Array.from({ length: Math.ceil(rows.length / size) }, (_, i) => rows.slice(i * size, (i + 1) * size));
       return Promise.all(parts.map((part) => this.write(iteration, roster, part, writer))).then((written) => written.at(-1)!);
     }
-    const { results, gates, clock, readModel } = this.options;
-    const run = readModel.liveRunOf(iteration);
-    if (run && run.id !== writer) throw conflict(`This iteration's results are being written by run ${run.id}: they can be written again once it has ended.`);
-    const write = { iteration: iteration.id, roster, rows, nowMs: clock.nowMs() };
+    const { results, gates, clock } = this.options;
+    const write = { iteration: iteration.id, roster, rows, nowMs: clock.nowMs(), run: writer };
     return gates.pass([iteration.project], () => results.write(write)).then((written) => {
       this.options.written(iteration, written);
       return written;

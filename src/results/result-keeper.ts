@@ -16,6 +16,8 @@ export interface ResultKeeperOptions {
   logger: Logger;
   /** Whether an iteration's results are still wanted: its iteration and its version's agent live. */
   isLive(iteration: string, roster: Roster): boolean;
+  /** The run that writes an iteration's results now, if one does (its writer refuses rows from anyone else). */
+  writingRun(iteration: string): string | undefined;
   /** Every commit's outcome (store health). */
   outcome(ok: boolean, error?: unknown): void;
   /** Read every row back as it is stored and assert it is the same (tests, debugging). */
@@ -39,6 +41,7 @@ export class ResultKeeper {
       commitRowsMax: limits.resultCommitRowsMax,
       limits,
       isLive: options.isLive,
+      writingRun: options.writingRun,
       orphaned: (iteration) => this.purgeInBackground(iteration),
       outcome: options.outcome,
     });

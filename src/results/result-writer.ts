@@ -10,7 +10,7 @@
 // (failed). The counts it keeps are asserted at every change.
 import assert from 'node:assert/strict';
 import { decideResults, storedRowOfResolved, type IterationLimits, type IterationResultsView, type ResolvedRow, type Roster } from '../domain/result-batch.ts';
-import { notFound, Rejected } from '../domain/rejection.ts';
+import { conflict, notFound, Rejected } from '../domain/rejection.ts';
 import { BatchWriter, type Decision } from '../store/batch-writer.ts';
 import type { KvOp } from '../store/kv.ts';
 import type { PutRow, ResultStore } from './result-store.ts';
@@ -22,6 +22,8 @@ export interface ResultsWrite {
   rows: readonly ResolvedRow[];
   /** When it is written (epoch ms): new rows' created_at, every row's updated_at. */
   nowMs: number;
+  /** The run that writes it (its rescoring), which may while it writes the iteration's results; null for any other writer. */
+  run?: string | null;
 }
 
 /** What a durable batch did. */
@@ -41,6 +43,8 @@ export interface ResultWriterOptions {
   limits: IterationLimits & { attemptsPerDatapointMax: number };
   /** Whether an iteration's results are still wanted (its iteration and its version's agent live). */
   isLive(iteration: string, roster: Roster): boolean;
+  /** The run that writes an iteration's results now (live, or being rescored), if one does: rows from anyone else are refused meanwhile. */
+  writingRun(iteration: string): string | undefined;
   /** A durable batch whose iteration went meanwhile: its rows must be purged. */
   orphaned(iteration: string): void;
   /** Every commit's outcome (store health). */
@@ -117,6 +121,11 @@ export class ResultWriter {
   private decideWrite(request: ResultsWrite, ops: KvOp[], rostersStored: Set<string>): { commit: WriteCommit } | { refusal: unknown } {
     const { iteration, roster } = request;
     if (!this.options.isLive(iteration, roster)) return { refusal: notFound() };
+    // Checked as the commit is decided, not when the batch was sent: a run created while the
+    // batch waited is seen here, and the batch does not land beside its rows. A pin (no rows) is
+    // the job's to refuse (a new run's iterations).
+    const writer = request.rows.length > 0 ? this.options.writingRun(iteration) : undefined;
+    if (writer !== undefined && writer !== request.run) return { refusal: writtenByRun(writer) };
     let decision;
     try {
       decision = decideResults(this.viewOf(iteration), { roster, rows: request.rows, nowMs: request.nowMs }, this.options.limits);
@@ -294,4 +303,9 @@ class InFlight {
     if (count === 0) this.unpinning.delete(commit.iteration);
     else this.unpinning.set(commit.iteration, count);
   }
+}
+
+/** The refusal of rows for an iteration whose results a run writes now. */
+function writtenByRun(run: string): Rejected {
+  return conflict(`This iteration's results are being written by run ${run}: they can be written again once it has ended.`);
 }

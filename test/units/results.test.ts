@@ -154,13 +154,14 @@ test('a datapoint counts once: its ok attempts averaged in attempt order; it pas
   assert.equal([...scores.ok], [2, 3, 0, 0]);
 });
 
-function writerWith(kv: FaultyKv, live: { value: boolean } = { value: true }, bounds = { queueRowsMax: 100, commitRowsMax: 100 }) {
+function writerWith(kv: FaultyKv, live: { value: boolean } = { value: true }, bounds = { queueRowsMax: 100, commitRowsMax: 100 }, writing: { run?: string } = {}) {
   const store = new ResultStore(kv, { attemptsPerDatapointMax: 10, checkCodec: true });
   const orphans: string[] = [];
   const writer = new ResultWriter(store, {
     ...bounds,
     limits: { resultsPerIterationMax: 100, resultDimensionsPerIterationMax: 8, attemptsPerDatapointMax: 10 },
     isLive: () => live.value,
+    writingRun: () => writing.run,
     orphaned: (iteration) => orphans.push(iteration),
     outcome: () => {},
   });
@@ -204,6 +205,32 @@ test('a failed commit leaves nothing pending: the next batch pins again and coun
   assert.equal([written.created, written.replaced, written.results], [1, 0, 1]);
   assert.is(store.pins.get(['iteration-1']), version.dataset);
   assert.is(store.rosterDb.has([version.dataset]), true);
+  await writer.stop();
+});
+
+test('rows are refused (409) when a run writes their iteration as their commit is decided, even if none did when they were sent; its own rows and pins are not', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  kv.queueWrites();
+  const writing: { run?: string } = {};
+  const { store, writer } = writerWith(kv, { value: true }, undefined, writing);
+  const version = roster([0, 1, 2]);
+  const first = writer.write(batch(version, [0], 100));
+  await new Promise((resolve) => setImmediate(resolve));
+  // Sent while no run wrote the iteration; decided once the first commit settles, by when one does.
+  const late = writer.write(batch(version, [1], 200)).then(
+    () => assert.unreachable('a run writes the iteration now'),
+    (error: unknown) => assert.equal((error as Rejected).rejection, { kind: 'conflict', detail: "This iteration's results are being written by run run-1: they can be written again once it has ended." }),
+  );
+  const pin = writer.write({ ...batch(version, [], 250) });
+  const ofTheRun = writer.write({ ...batch(version, [2], 300), run: 'run-1' });
+  writing.run = 'run-1';
+  await kv.settleAll();
+  assert.is((await first).created, 1);
+  await late;
+  await pin;
+  assert.equal([(await ofTheRun).created, (await ofTheRun).results], [1, 2]);
+  const table = store.table('iteration-1')!;
+  assert.equal([table.slotOf(1, 0), table.slotOf(2, 0) >= 0], [-1, true], 'nothing of the refused batch is stored');
   await writer.stop();
 });
 
