@@ -31,15 +31,35 @@ export function fieldPoints(config: FieldConfig, actual: unknown, expected: unkn
   }
 }
 
+/**
+ * The most points a field can give (0 at least), for a score's range: its weight, unless its
+ * settings give more than that elsewhere (an enum's partial_score, a tolerance band's score_pct
+ * above 1, or both negative with a negative weight).
+ */
+export function fieldPointsMax(config: FieldConfig): number {
+  const weight = weightOf(config);
+  let most = Math.max(0, weight);
+  if (config.type === 'enum' && pyTruthy(config.partial_credit)) most = Math.max(most, partialScore(config, weight));
+  if (config.type === 'number' && Array.isArray(config.tolerance_bands)) {
+    for (const band of config.tolerance_bands) if (isBand(band)) most = Math.max(most, weight * band.score_pct);
+  }
+  return config.type === 'enum' || config.type === 'number' || config.type === 'boolean' || config.type === 'text' ? most : 0;
+}
+
 /** Equal lowered text: the weight; else, with partial credit, a value among `values`: partial_score. */
 function enumPoints(config: FieldConfig, actual: unknown, expected: unknown): number {
   const weight = weightOf(config);
   const chosen = enumText(actual);
   if (chosen === enumText(expected)) return weight;
   if (pyTruthy(config.partial_credit) && loweredValues(config).includes(chosen)) {
-    return typeof config.partial_score === 'number' ? config.partial_score : Math.max(1, pyRound(0.2 * weight));
+    return partialScore(config, weight);
   }
   return 0;
+}
+
+/** An enum's partial credit: partial_score, else max(1, round(0.2 x weight)). */
+function partialScore(config: FieldConfig, weight: number): number {
+  return typeof config.partial_score === 'number' ? config.partial_score : Math.max(1, pyRound(0.2 * weight));
 }
 
 /** `lower(strip(str(x or "")))`. */

@@ -3,7 +3,7 @@
 // per run and spec. Pure: the eval spec, the schema compiler and the trace's tool calls come in.
 import type { FieldErrors } from '../domain/rejection.ts';
 import type { RunScoringConfig } from '../domain/run.ts';
-import { numberOr, weightOf } from './field-points.ts';
+import { fieldPointsMax, numberOr } from './field-points.ts';
 import { compileScorers, scorersConfigErrors, type ScorerDeps } from './scorers.ts';
 import { scoreWithSpec, type EvalSpecLike, type ToolCall } from './spec-score.ts';
 import { toolScore } from './tool-usage.ts';
@@ -76,7 +76,7 @@ export function scoreRangeOf(scoring: RunScoring, spec: EvalSpecLike): [number, 
 /** The most points a spec gives: its structure, fields and tool weights, or the text path's 100. */
 function specPointsMax(spec: EvalSpecLike): number {
   let points = Math.max(0, numberOr(spec.structure_weight, 20)) + Math.max(0, numberOr(spec.tool_usage_weight, 0));
-  for (const config of specFieldConfigs(spec)) points += Math.max(0, weightOf(config));
+  for (const config of specFieldConfigs(spec)) points += fieldPointsMax(config);
   return Math.max(specTextTotalMax, points);
 }
 

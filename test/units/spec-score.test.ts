@@ -8,6 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parsedAgentOutput } from '../../src/scoring/agent-output.ts';
 import { pyFloat, pyRound, pyStr, pyStrip, wordTokens } from '../../src/scoring/python-values.ts';
+import { scoreRangeOf } from '../../src/scoring/run-scorer.ts';
 import { scoreWithSpec, type EvalSpecLike, type ToolCall } from '../../src/scoring/spec-score.ts';
 import { toolCallsOf, type SpanLike } from '../../src/scoring/tool-calls.ts';
 
@@ -160,6 +161,30 @@ test('tool calls read from spans feed the tool score', () => {
   ]);
   assert.is(scoreWithSpec(spec, { answer: 'x' }, {}, calls).dimensions.tool_usage, 10);
   assert.is(scoreWithSpec(spec, { answer: 'x' }, {}, toolCallsOf([])).dimensions.tool_usage, undefined);
+});
+
+
+test("a spec's score range holds every score it gives: an enum's partial_score above its weight, a band's score_pct above 1, negative weights", () => {
+  const spec = (fields: Record<string, unknown>) => ({ structure_weight: 0, output_fields: fields });
+  const level = { type: 'enum', values: ['low', 'high'], weight: 5, partial_credit: true, partial_score: 150 };
+  const count = { type: 'number', weight: 40, tolerance_bands: [{ within: 1, score_pct: 1.5 }, { within: 3, score_pct: 0.5 }] };
+  const upsideDown = { type: 'number', weight: -20, tolerance_bands: [{ within: 1, score_pct: -6 }] };
+  const cases: [EvalSpecLike, unknown, unknown, number][] = [
+    [spec({ level }), { level: 'low' }, { level: 'high' }, 150],
+    [spec({ count }), { count: 3 }, { count: 3 }, 60],
+    [spec({ level, count }), { level: 'low', count: 7 }, { level: 'high', count: 7 }, 210],
+    [spec({ upsideDown }), { upsideDown: 1 }, { upsideDown: 1 }, 120],
+  ];
+  for (const [given, output, expected, most] of cases) {
+    const high = scoreRangeOf({ method: 'spec' }, given)[1];
+    const { total, dimensions } = scoreWithSpec(given, output, expected, null);
+    const fields = Object.keys(given.output_fields as object).reduce((sum, name) => sum + dimensions[name]!, 0);
+    assert.is(fields, most, `its fields give ${most} here`);
+    assert.ok(total <= high, `${total} lies within [0, ${high}]`);
+    assert.is(high, Math.max(100, most), 'the range reaches the most its fields give, and the text path\'s 100');
+  }
+  // Weight 0 with partial credit still gives the default partial score, 1.
+  assert.is(scoreWithSpec(spec({ level: { ...level, weight: 0, partial_score: undefined } }), { level: 'low' }, { level: 'high' }, null).total, 1);
 });
 
 test.run();
