@@ -83,7 +83,7 @@ export async function run(): Promise<Row[]> {
     const latencies = await readyToHeld(service.url, access, workerIds, agent.id as string);
 
     const bareNote = (measured: Lifecycles) =>
-      `rounds ${measured.rounds.map((rate) => Math.round(rate).toLocaleString('en-US')).join('/')} tasks/s, ${measured.cpuMicros.toFixed(1)} us CPU a task; bare ${Math.round(measured.bare).toLocaleString('en-US')} req/s`;
+      `rounds ${measured.rounds.map((rate) => Math.round(rate).toLocaleString('en-US')).join('/')} tasks/s, ${measured.cpuMicros.toFixed(1)} us CPU a task, ${measured.tasksPerCommit.toFixed(1)} tasks a commit; bare ${Math.round(measured.bare).toLocaleString('en-US')} req/s`;
     return [
       { name: `a run of ${tasks.toLocaleString('en-US')} tasks created (POST, ${iterationsInRun} iterations x ${datapoints.toLocaleString('en-US')} datapoints)`, value: creationSeconds, unit: 's', target: `<= ${creationSecondsMax} s`, pass: creationSeconds <= creationSecondsMax },
       { name: 'memory a queued task holds (RSS growth / tasks)', value: bytesPerTask, unit: 'bytes', target: `<= ${bytesPerTaskMax} bytes`, pass: bytesPerTask <= bytesPerTaskMax, note: `RSS ${rssBeforeMb.toFixed(0)} -> ${service.rssMb().toFixed(0)} MB (the run's tasks are held twice: the job's actor decides, the read model answers)` },
@@ -108,6 +108,16 @@ interface Lifecycles {
   bare: number;
   /** The service's CPU per task (every thread), median of the rounds. */
   cpuMicros: number;
+  /** Tasks a commit of the run's job carried in the measured rounds (the job actors' commits, from /metrics). */
+  tasksPerCommit: number;
+}
+
+/** The job actors' commits so far (the service's /metrics). */
+async function jobCommits(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const found = /^overmind_actor_commits_total\{kind="job"\} (\S+)$/m.exec(text);
+  if (!found) throw new Error('the service reports no commits of job actors');
+  return Number(found[1]);
 }
 
 /** Workers leasing `batch` at a time (with `chained`, each completion leasing the next): rounds alternating with the bare server's; the median round. */
@@ -122,16 +132,21 @@ async function lifecycles(
 ): Promise<Lifecycles> {
   const child = await startLineChild(['bench/run-workers.ts'], { input: JSON.stringify({ url: service.url, access, workers: workerIds, batch, chained }) });
   const cpu: number[] = [];
+  const counted = { tasks: 0, commits: 0 };
   const go = async (seconds: number) => {
     await refill(seconds);
+    const commitsBefore = await jobCommits(service.url);
     const before = processSeconds(service.pid);
     child.send(`go ${seconds}`);
     const { tasks, seconds: took } = JSON.parse(await child.next()) as { tasks: number; seconds: number };
     cpu.push(((processSeconds(service.pid) - before) * 1e6) / Math.max(1, tasks));
+    counted.tasks += tasks;
+    counted.commits += (await jobCommits(service.url)) - commitsBefore;
     return tasks / took;
   };
   await go(batch > 1 ? warmUpSeconds : 1);
   cpu.length = 0;
+  counted.tasks = counted.commits = 0;
   const measured: number[] = [];
   const bareRates: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -139,7 +154,7 @@ async function lifecycles(
     measured.push(await go(roundSeconds));
   }
   await child.end();
-  return { perSecond: median(measured), rounds: measured, bare: median(bareRates), cpuMicros: median(cpu) };
+  return { perSecond: median(measured), rounds: measured, bare: median(bareRates), cpuMicros: median(cpu), tasksPerCommit: counted.tasks / Math.max(1, counted.commits) };
 }
 
 /** Times from a one-task run's 201 to a waiting worker's lease answer holding its task. */

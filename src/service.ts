@@ -242,6 +242,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     changes,
     metrics: new ServiceMetrics({
       busyActors: () => registry.busyActors(),
+      actorCommits: () => registry.commitsByKind(),
       storeBytes: () => kv.stats().bytes,
       storeHealthy: () => health.isHealthy,
       spansStored: () => traces.spansStored,

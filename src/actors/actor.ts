@@ -48,6 +48,8 @@ export interface ActorEnvironment {
   ended(kind: string, id: string): void;
   /** Every commit's outcome, for health reporting. */
   storeOutcome(ok: boolean, error?: unknown): void;
+  /** A commit of this kind's messages begins, carrying `messages` of them (how well commits batch: metrics). */
+  commitBegun?(kind: string, messages: number): void;
   /** JSON text of immutable values, shared with the responses that send them. */
   jsonText: JsonText;
 }
@@ -367,6 +369,7 @@ export class Actor<State, Command, Event> implements StreamActor {
     if (batch.corrupted !== undefined) return { ops: [] };
     const requires = this.newestEntry;
     const { ops, appended } = this.commitOf(batch);
+    if (ops.length > 0) this.env.commitBegun?.(this.kind.name, batch.messages.length);
     if (appended) this.newestEntry = appended;
     else if (ops.length > 0) this.rewriting = true;
     return { ops, requires };

@@ -53,6 +53,12 @@ export interface RegistryOptions {
   decided?(kind: string, id: string, events: readonly unknown[]): void;
 }
 
+/** Commits begun since start for one actor kind, and the messages they carried. */
+export interface CommitCount {
+  commits: number;
+  messages: number;
+}
+
 /** Actors whose snapshots one shutdown transaction writes. */
 const snapshotsPerCommit = 512;
 
@@ -63,6 +69,8 @@ export class Registry {
   /** The actors of each stream kind, by id. */
   private readonly actors = new Map<string, Map<string, AnyActor>>(Object.keys(streamKinds).map((name) => [name, new Map()]));
   private readonly env: ActorEnvironment;
+  /** Commits begun by each actor kind since start (metrics). */
+  private readonly commitCounts = new Map<string, CommitCount>();
 
   private constructor(private readonly options: RegistryOptions) {
     const { readModel } = options;
@@ -83,6 +91,12 @@ export class Registry {
       },
       alongside: options.alongside,
       decided: options.decided,
+      commitBegun: (kindName, messages) => {
+        let count = this.commitCounts.get(kindName);
+        if (!count) this.commitCounts.set(kindName, (count = { commits: 0, messages: 0 }));
+        count.commits++;
+        count.messages += messages;
+      },
       ended: (kindName, id) => {
         this.actorsOf(kindName).delete(id);
       },
@@ -168,6 +182,11 @@ export class Registry {
   /** Mailbox depth of every actor with something waiting (metrics). */
   *busyActors(): Generator<{ kind: string; depth: number }> {
     for (const actor of this.all()) if (actor.depth > 0) yield { kind: actor.stream.kind, depth: actor.depth };
+  }
+
+  /** Commits each actor kind began since start, and the messages they carried (metrics). */
+  commitsByKind(): ReadonlyMap<string, CommitCount> {
+    return this.commitCounts;
   }
 
   counts(): Record<string, number> {

@@ -14,6 +14,8 @@ import type { RequestObserver } from './observability.ts';
 export interface MetricSources {
   /** Actors with messages waiting, and how many. */
   busyActors(): Iterable<{ kind: string; depth: number }>;
+  /** Commits each actor kind began since start, and the messages they carried. */
+  actorCommits(): ReadonlyMap<string, { commits: number; messages: number }>;
   storeBytes(): number;
   storeHealthy(): boolean;
   /** Spans stored since start. */
@@ -141,6 +143,30 @@ export class ServiceMetrics implements RequestObserver {
       collect() {
         const depths = mailboxDepths(sources.busyActors());
         for (const kind of actorKinds) this.set({ kind }, depths.get(kind)?.deepest ?? 0);
+      },
+    });
+    // Their ratio is how many messages a commit carries: each commit costs a synced write, so it
+    // tells how well the actors batch under the load of the moment (a job's, with workers).
+    new Counter({
+      name: 'overmind_actor_commits_total',
+      help: 'Commits the actors of each kind began since start (each one synced write).',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const commits = sources.actorCommits();
+        this.reset();
+        for (const kind of actorKinds) this.inc({ kind }, commits.get(kind)?.commits ?? 0);
+      },
+    });
+    new Counter({
+      name: 'overmind_actor_commit_messages_total',
+      help: 'Messages those commits carried, by actor kind (over overmind_actor_commits_total: messages a commit).',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const commits = sources.actorCommits();
+        this.reset();
+        for (const kind of actorKinds) this.inc({ kind }, commits.get(kind)?.messages ?? 0);
       },
     });
     new Gauge({

@@ -158,6 +158,28 @@ test('waiting messages show as mailbox depths per actor kind, and a failed store
   );
 });
 
+test('commits are counted per actor kind with the messages they carried: messages that waited together share one', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  await withService(
+    async ({ client }) => {
+      const { member, project } = await memberWithProject(client);
+      const before = (await scrape(client)).samples;
+      const release = kv.holdWrites();
+      const writes = [1, 2, 3, 4].map((n) => member.client.patch(`/api/projects/${project.id}/`, { description: `update ${n}` }));
+      await until(async () => value((await scrape(client)).samples, 'overmind_mailbox_messages', { kind: 'project' }) === 3, 'three updates wait');
+      release();
+      await Promise.all(writes);
+      const after = (await scrape(client)).samples;
+      const moved = (name: string, kind: string) => value(after, name, { kind }) - value(before, name, { kind });
+      // The first update alone, then the three that waited behind it in one commit.
+      assert.equal([moved('overmind_actor_commits_total', 'project'), moved('overmind_actor_commit_messages_total', 'project')], [2, 4]);
+      assert.equal([moved('overmind_actor_commits_total', 'agent'), moved('overmind_actor_commit_messages_total', 'agent')], [0, 0]);
+      assert.ok(value(after, 'overmind_actor_commits_total', { kind: 'identity' }) >= 1, 'the sign-up was committed');
+    },
+    { kv, limits: { commitsInFlightMax: 1 } },
+  );
+});
+
 test('two services in one process keep their own figures', () =>
   withService(async (first) =>
     withService(async (second) => {
