@@ -4,7 +4,7 @@
 // in one global order and write all their changes in one commit.
 import type { Limits } from '../config.ts';
 import type { IterationChanges } from '../domain/job.ts';
-import type { JobIteration } from '../domain/records.ts';
+import type { JobIteration, Timestamp } from '../domain/records.ts';
 import { notFound } from '../domain/rejection.ts';
 import type { Before, Change } from '../events/changes.ts';
 import type { ReadModel } from '../read-model.ts';
@@ -143,12 +143,12 @@ export class Registry {
    * inside the gates of both jobs' projects. An iteration deleted meanwhile is not found; a target
    * job deleted meanwhile refuses the add.
    */
-  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges, projects: readonly string[]): Promise<void> {
+  moveIteration(source: JobActor, target: JobActor, id: string, changes: IterationChanges, projects: readonly string[], now: Timestamp): Promise<void> {
     return this.gates.pass(projects, () => this.joint([source, target], async () => {
       const current = source.current.iterations.get(id);
       if (!current) throw notFound();
       const moved: JobIteration = { ...current, ...changes };
-      const removal = source.decide({ type: 'RemoveIteration', id });
+      const removal = source.decide({ type: 'RemoveIteration', id, now });
       const addition = target.decide({ type: 'AddIteration', iteration: moved });
       await this.commitTogether([() => source.stage(removal), () => target.stage(addition)]);
     }));

@@ -55,7 +55,7 @@ export type JobCommand =
   | { type: 'AddIteration'; iteration: JobIteration }
   | { type: 'UpdateIteration'; id: string; changes: IterationChanges }
   /** `now` (when given) ends the runs of the iteration as failed at that time. */
-  | { type: 'RemoveIteration'; id: string; now?: Timestamp }
+  | { type: 'RemoveIteration'; id: string; now: Timestamp }
   | RunCommand;
 
 export type JobEvent =
@@ -164,7 +164,7 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
         if (!iteration) throw notFound();
         // Its runs cannot go on without it.
         const runs = [...state.runs.values()].filter((run) => run.run.iterations.includes(iteration.id)).map((run) => run.run.id);
-        return [{ type: 'IterationRemoved', iteration }, ...withJobStatus(state, job, decideRuns(state, { type: 'FailRuns', runs, now: command.now ?? job.updated_at }, limits))];
+        return [{ type: 'IterationRemoved', iteration }, ...withJobStatus(state, job, decideRuns(state, { type: 'FailRuns', runs, now: command.now }, limits))];
       }
       default:
         return withJobStatus(state, job, withDiscards(state, decideRuns(state, command, limits)));
@@ -229,6 +229,9 @@ function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; r
     case 'RetryRun': {
       if (state.job?.status === 'cancelled') throw conflict('A cancelled job takes no retry.');
       const retried = runOf(state, command.run);
+      // It runs its iterations again: each must still be this job's (not deleted, not moved away).
+      const gone = retried.run.iterations.find((id) => !state.iterations.has(id));
+      if (gone !== undefined) throw conflict(`Iteration ${gone} is no longer of this job (deleted, or moved to another): this run cannot run again. Start a new run.`);
       // An ended run that runs again must not share an iteration with one live meanwhile.
       if (isEnded(retried.run)) refuseBusyIterations(state, retried.run, conflict);
       return decideRetry(retried, command.failedResults, command.nowMs);

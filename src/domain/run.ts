@@ -209,9 +209,13 @@ export function decideLease(state: RunState, command: Extract<RunCommand, { type
   return { events, positions };
 }
 
-/** Every lease the worker holds in the run lasts lease_seconds from now. */
+/** Every lease the worker holds in the run lasts lease_seconds from now; leases already expired go back to the queue instead. */
 export function decideExtend(state: RunState, worker: string, nowMs: number): RunEvent[] {
-  if (!state.tasks.byWorker.has(worker)) return [];
+  const expiresAt = state.tasks.leaseExpiry.get(worker);
+  if (expiresAt === undefined || !state.tasks.byWorker.has(worker)) return [];
+  // Expired already (the run's timer has not given them back yet): they go back now, not revived,
+  // since a completion in the meantime was answered stale.
+  if (expiresAt <= nowMs) return [{ type: 'WorkerReleased', run: state.run.id, worker, nowMs }];
   return [{ type: 'LeasesExtended', run: state.run.id, worker, expiresAt: nowMs + state.run.lease_seconds * 1000 }];
 }
 

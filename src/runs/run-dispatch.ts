@@ -6,6 +6,7 @@
 // actor's (src/domain/run.ts): this module asks it, with the time and fresh lease tokens, and
 // follows its committed events (`applied`), and a new run's as soon as they are decided
 // (`decided`), so that waiting leases join the commit that creates it.
+import assert from 'node:assert/strict';
 import type { Registry } from '../actors/registry.ts';
 import type { Clock } from '../clock.ts';
 import { timestamp } from '../clock.ts';
@@ -36,6 +37,8 @@ interface Waiter {
   readonly worker: Worker;
   readonly request: LeaseRequest;
   readonly resolve: (tasks: LeasedTask[]) => void;
+  /** Its place in line: waiters are kept oldest first, and one that waits again goes back to its place. */
+  readonly arrival: number;
   /** When its wait ends (performance.now()), and the timer that answers it with nothing then. */
   readonly until: number;
   deadline: NodeJS.Timeout;
@@ -65,6 +68,8 @@ export class RunDispatch {
   private readonly seen = new Map<string, number>();
   /** Runs by the prefix their tasks' ids carry. */
   private readonly byPrefix = new Map<string, string>();
+  /** Waiters made so far (their arrival numbers). */
+  private arrivals = 0;
   private closed = false;
 
   /** Follows the runs recovered from the store: their timers are set (a lease that expired while the service was down is given back at once). */
@@ -77,28 +82,32 @@ export class RunDispatch {
 
   // ---- asked by the routes ----
 
-  /** Up to `max` tasks for a worker, waiting up to `waitMs` for one when none is ready. */
-  async lease(worker: Worker, request: LeaseRequest): Promise<LeasedTask[]> {
+  /**
+   * Up to `max` tasks for a worker, waiting up to `waitMs` for one when none is ready. `freed`: the
+   * tasks per run that a completion asked for just before this lease gives back (its `next`): the
+   * lease is decided behind it, so those runs' in-flight bounds count them as free.
+   */
+  async lease(worker: Worker, request: LeaseRequest, freed?: ReadonlyMap<string, number>): Promise<LeasedTask[]> {
     this.heard(worker.id);
-    const tasks = await this.leaseNow(worker, request);
-    if (tasks.length > 0 || request.waitMs === 0 || this.closed) return tasks;
-    const waiting = this.waiters.get(worker.project) ?? [];
-    if (waiting.length >= this.options.limits.leaseWaitersPerProjectMax) return tasks;
+    const tasks = await this.leaseNow(worker, request, freed);
+    if (tasks.length > 0 || request.waitMs === 0 || this.closed || this.waitsInVain(request)) return tasks;
+    if ((this.waiters.get(worker.project)?.length ?? 0) >= this.options.limits.leaseWaitersPerProjectMax) return tasks;
     return new Promise((resolve) => {
       const waiter: Waiter = {
         worker,
         request,
         resolve,
+        arrival: ++this.arrivals,
         until: performance.now() + request.waitMs,
         deadline: setTimeout(() => this.dropWaiter(waiter, []), request.waitMs),
       };
-      waiting.push(waiter);
-      this.waiters.set(worker.project, waiting);
+      this.listWaiter(waiter);
     });
   }
 
-  /** Completes tasks of one run for a worker; each item answered on its own. */
+  /** Completes tasks of one run for a worker (each named once); each item answered on its own. */
   async complete(worker: Worker, run: Run, items: readonly CompletionItem[]): Promise<CompletionOutcome[]> {
+    assert.equal(new Set(items.map((item) => item.position)).size, items.length, 'a completion names each task once (its route refuses a repeat)');
     this.heard(worker.id);
     const { clock, readModel } = this.options;
     const events = await this.askJob(run, {
@@ -119,15 +128,7 @@ export class RunDispatch {
     // Tasks were completed: the run was live when the items were decided, so one not accepted is
     // stale, even when this completion ended the run. Else the run had ended, or they were all stale.
     const ended = !decidedLive && isEnded(readModel.runStates.get(run.id)?.run ?? run);
-    const answered = new Set<number>();
-    return items.map((item) => {
-      // An item repeated in one completion is accepted once: the first time.
-      if (accepted.has(item.position) && !answered.has(item.position)) {
-        answered.add(item.position);
-        return 'accepted';
-      }
-      return ended ? 'cancelled' : 'stale';
-    });
+    return items.map((item) => (accepted.has(item.position) ? 'accepted' : ended ? 'cancelled' : 'stale'));
   }
 
   /**
@@ -147,17 +148,20 @@ export class RunDispatch {
       .map(({ id }) => id);
   }
 
-  /** A worker says goodbye: every lease it holds goes back to the queue at once. */
+  /**
+   * A worker says goodbye: every lease it holds goes back to the queue at once. Its waiting leases
+   * are answered with nothing first, so that the tasks it gives back are not served to them; a
+   * lease of it being decided now was asked before the release and is released with the rest.
+   */
   async release(worker: Worker): Promise<void> {
+    for (const waiting of [...this.waiters.values()]) {
+      for (const waiter of waiting.filter((one) => one.worker.id === worker.id)) this.dropWaiter(waiter, []);
+    }
     const nowMs = this.options.clock.nowMs();
     await Promise.all(
       [...this.heldByJob(worker.id)].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
     );
     this.seen.delete(worker.id);
-    for (const [project, waiting] of this.waiters) {
-      for (const waiter of waiting.filter((one) => one.worker.id === worker.id)) this.dropWaiter(waiter, []);
-      if (waiting.length === 0) this.waiters.delete(project);
-    }
   }
 
   /** The run (live or ended) whose tasks' ids carry this prefix. */
@@ -285,13 +289,18 @@ export class RunDispatch {
     }
   }
 
-  /** Leases from the project's live runs in turn (or the one asked for), the first that has a task ready. */
-  private async leaseNow(worker: Worker, request: LeaseRequest): Promise<LeasedTask[]> {
+  /**
+   * Leases from the project's live runs in turn (or the one asked for), the first that has a task
+   * ready; `freed`, as in `lease`. Each lease starts with the next run, so successive leases
+   * alternate between the runs that have tasks.
+   */
+  private async leaseNow(worker: Worker, request: LeaseRequest, freed?: ReadonlyMap<string, number>): Promise<LeasedTask[]> {
     const { readModel, clock } = this.options;
     for (const runId of this.turnOrder(worker.project, request.run)) {
       const state = readModel.runStates.get(runId);
       if (!state || isEnded(state.run)) continue;
-      if (state.tasks.counts.leased >= state.spending.inFlightAllowed || !state.tasks.hasReady(clock.nowMs())) continue;
+      const inFlight = state.tasks.counts.leased - (freed?.get(runId) ?? 0);
+      if (inFlight >= state.spending.inFlightAllowed || !state.tasks.hasReady(clock.nowMs())) continue;
       const tasks = await this.leaseFrom(state.run, worker, request.max);
       if (tasks.length > 0) return tasks;
     }
@@ -342,14 +351,28 @@ export class RunDispatch {
     }
   }
 
-  /** A waiter served early got nothing: it waits again, first in line, for what is left of its wait. */
+  /** A waiter served got nothing: it waits again, in its place in line, for what is left of its wait. */
   private waitAgain(waiter: Waiter): void {
     const left = waiter.until - performance.now();
-    if (left <= 0 || this.closed) return waiter.resolve([]);
+    if (left <= 0 || this.closed || this.waitsInVain(waiter.request)) return waiter.resolve([]);
     waiter.deadline = setTimeout(() => this.dropWaiter(waiter, []), left);
+    this.listWaiter(waiter);
+  }
+
+  /** Lists a waiter in its project's line, by arrival (a new one goes last, one waiting again back to its place). */
+  private listWaiter(waiter: Waiter): void {
     const waiting = this.waiters.get(waiter.worker.project) ?? [];
-    waiting.unshift(waiter);
+    let at = waiting.length;
+    while (at > 0 && waiting[at - 1]!.arrival > waiter.arrival) at--;
+    waiting.splice(at, 0, waiter);
     this.waiters.set(waiter.worker.project, waiting);
+  }
+
+  /** A lease for one run only, which has ended (or is not of the project's live runs): it would wait for nothing. */
+  private waitsInVain(request: LeaseRequest): boolean {
+    if (request.run === null) return false;
+    const state = this.options.readModel.runStates.get(request.run);
+    return !state || isEnded(state.run);
   }
 
   /** The runs a lease tries, in order: the one asked for, or the project's live runs from the one whose turn it is. */
@@ -383,17 +406,23 @@ export class RunDispatch {
     });
   }
 
+  /**
+   * Each waiter is taken out of line while its lease is decided, so that nothing else answers it
+   * meanwhile (its deadline, a goodbye): its answer is what the lease took, or it waits again.
+   */
   private async serve(project: string): Promise<void> {
     for (const waiter of [...(this.waiters.get(project) ?? [])]) {
       if (!this.hasReadyIn(project)) return;
       if (!this.waiters.get(project)?.includes(waiter)) continue;
+      this.removeWaiter(waiter);
       let tasks: LeasedTask[];
       try {
         tasks = await this.leaseNow(waiter.worker, waiter.request);
       } catch {
-        tasks = []; // the store or the job refused it now: the worker asks again after its wait
+        tasks = []; // the store or the job refused it now: it waits again
       }
-      if (tasks.length > 0) this.dropWaiter(waiter, tasks);
+      if (tasks.length > 0) waiter.resolve(tasks);
+      else this.waitAgain(waiter);
     }
   }
 

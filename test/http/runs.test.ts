@@ -340,6 +340,12 @@ test('several runs of a project share the workers in turn: a large run does not 
     const leased: string[] = [];
     for (let i = 0; i < 4; i++) for (const task of await lease(member.client, worker, { max: 1 })) leased.push(task.run);
     assert.equal(leased, [big.id, little.id, big.id, little.id]);
+    // A lease of many takes them from the run whose turn it is; the next lease starts with the next run.
+    const larger = await createRun(member.client, await runSetup(member.client, project.id, 50, 1));
+    const runsOfLeases: string[][] = [];
+    for (let i = 0; i < 3; i++) runsOfLeases.push([...new Set((await lease(member.client, worker, { max: 10 })).map((task) => task.run))]);
+    // Turns go big, little, larger: after four leases it is larger's; little has none ready (both leased).
+    assert.equal(runsOfLeases, [[larger.id], [big.id], [larger.id]]);
   }));
 
 test('bad input is refused whole, and nothing is written', () =>

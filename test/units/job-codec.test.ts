@@ -74,7 +74,7 @@ test('a removed iteration shifts the parts after it: they are written again and 
   const parts = new Parts();
   let state = jobWith(3 * iterationsPerPart + 1);
   parts.snapshot(state);
-  state = run(state, { type: 'RemoveIteration', id: `it-${iterationsPerPart + 1}` });
+  state = run(state, { type: 'RemoveIteration', id: `it-${iterationsPerPart + 1}`, now });
   const snapshot = parts.snapshot(state);
   assert.equal(snapshot.written, [`it-${iterationsPerPart}`, `it-${2 * iterationsPerPart + 1}`]);
   assert.equal(snapshot.staleParts, [`it-${2 * iterationsPerPart}`]);

@@ -116,7 +116,7 @@ test('deciding never changes the state it reads', () => {
   const before = JSON.stringify({ job: state.job, iterations: [...state.iterations.values()] });
   jobDecider.decide(state, { type: 'UpdateJob', changes: { project: 'p2', best_score: 3 }, now: later }, defaultLimits);
   jobDecider.decide(state, { type: 'AddIteration', iteration: iteration('new') }, { ...defaultLimits, iterationsPerJobMax: 10 });
-  jobDecider.decide(state, { type: 'RemoveIteration', id: 'it-0' }, defaultLimits);
+  jobDecider.decide(state, { type: 'RemoveIteration', id: 'it-0', now }, defaultLimits);
   jobDecider.decide(state, { type: 'DeleteJob' }, defaultLimits);
   assert.is(JSON.stringify({ job: state.job, iterations: [...state.iterations.values()] }), before);
 });
@@ -138,10 +138,10 @@ test('iterations are updated and removed by id; an unknown id is not found', () 
   let state = withIterations(2);
   state = step(state, { type: 'UpdateIteration', id: 'it-1', changes: { status: 'keep', avg_score: 0.5 } }).state;
   assert.equal({ ...state.iterations.get('it-1')! }, { ...iteration('it-1'), job: 'job-1', project: 'p1', status: 'keep', avg_score: 0.5 });
-  state = step(state, { type: 'RemoveIteration', id: 'it-0' }).state;
+  state = step(state, { type: 'RemoveIteration', id: 'it-0', now }).state;
   assert.equal([...state.iterations.keys()], ['it-1']);
   assert.equal(rejection(() => jobDecider.decide(state, { type: 'UpdateIteration', id: 'it-0', changes: {} }, defaultLimits)), { kind: 'not_found' });
-  assert.equal(rejection(() => jobDecider.decide(state, { type: 'RemoveIteration', id: 'nope' }, defaultLimits)), { kind: 'not_found' });
+  assert.equal(rejection(() => jobDecider.decide(state, { type: 'RemoveIteration', id: 'nope', now }, defaultLimits)), { kind: 'not_found' });
 });
 
 test('a deleted job ends its stream: iterations go with it and later commands are not found', () => {
@@ -161,7 +161,7 @@ test('recovery rebuilds the same state, from the stored events or from a snapsho
     { type: 'AddIteration', iteration: iteration('b') },
     { type: 'UpdateJob', changes: { status: 'running', best_score: 0.9, baseline_score: 0.4 }, now: later },
     { type: 'UpdateIteration', id: 'a', changes: { status: 'discard' } },
-    { type: 'RemoveIteration', id: 'b' },
+    { type: 'RemoveIteration', id: 'b', now },
     { type: 'UpdateJob', changes: { project: 'p9' }, now: later },
   ];
   let state = created();

@@ -47,7 +47,7 @@ export function iterationRoutes({ registry, readModel, tenancy, lists, jsonCache
     const target = jobReference(principal, targetId);
     const projects = [...new Set([iteration.project, target.job.project])];
     try {
-      await registry.moveIteration(source, target.actor, iteration.id, changes, projects);
+      await registry.moveIteration(source, target.actor, iteration.id, changes, projects, timestamp(clock));
     } catch (error) {
       // A job deleted while the move waited: the iteration is gone with it, or the target is.
       if (!readModel.iterations.get(iteration.id)) throw fail.notFound();

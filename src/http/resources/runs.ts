@@ -267,6 +267,9 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
       async handle(ctx) {
         const state = visibleRun(ctx);
         const { run } = state;
+        // A run cannot go on without its dataset version or its agent (deleting either failed it).
+        const dataset = readModel.datasets.get(run.dataset);
+        if (!dataset || !readModel.agents.get(dataset.agent)) throw conflict("This run's dataset version, or its agent, was deleted: it cannot run again.");
         await askJobOf(run, {
           type: 'RetryRun',
           run: run.id,

@@ -112,10 +112,16 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
     const rows = items.filter((item) => item.status !== 'rate_limited');
     const fieldErrors = rowErrors(rows);
     let row = 0;
+    const named = new Set<string>();
     return items.map((item) => {
       const errors = item.status === 'rate_limited' ? undefined : fieldErrors[row++];
       const found = runOfTask(worker, item.task);
       if (!found) return { errors: { task: [invalidPk(item.task)] } };
+      // One answer a task: its first item is decided, a repeat is refused (which of them wrote
+      // would otherwise be for the worker to guess).
+      const key = `${found.run.id}:${found.position}`;
+      if (named.has(key)) return { errors: { task: ['This task is named more than once in this completion: only its first item is read.'] } };
+      named.add(key);
       const { run, position } = found;
       if (item.status === 'rate_limited') return { run, item: { position, token: item.lease, result: 'rate_limited' } };
       if (errors && Object.keys(errors).length > 0) return { errors };
@@ -159,8 +165,9 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
   /**
    * Completes a completion's items, run by run (each run's job decides its own), filling in each
    * item's answer: its outcome, or its errors (an invalid item is answered without being sent).
+   * `sent`: how many items went to each run.
    */
-  const completeByRun = (worker: Worker, items: readonly CompletionBodyItem[], answers: CompletionAnswer[]): Promise<unknown> => {
+  const completeByRun = (worker: Worker, items: readonly CompletionBodyItem[], answers: CompletionAnswer[]): { completed: Promise<unknown>; sent: Map<string, number> } => {
     const byRun = new Map<string, { run: Run; items: CompletionItem[]; at: number[] }>();
     resolveItems(worker, items).forEach((resolved, at) => {
       if ('errors' in resolved) {
@@ -174,12 +181,13 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
     });
     // Not async: the items are resolved (and their asks queued on their jobs) before this returns,
     // so that a lease asked for next queues behind them.
-    return Promise.all(
+    const completed = Promise.all(
       [...byRun.values()].map(async ({ run, items: resolved, at }) => {
         const outcomes = await dispatch.complete(worker, run, resolved);
         outcomes.forEach((outcome, k) => (answers[at[k]!]!.outcome = outcome));
       }),
     );
+    return { completed, sent: new Map([...byRun].map(([run, group]) => [run, group.items.length])) };
   };
 
   /** Each row's field errors ({} for a good one), checked against results-write's row schema in one pass. */
@@ -303,12 +311,13 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
         }
         const next = ctx.state.body.next ? leaseRequestOf(worker, ctx.state.body.next as object, 'next') : undefined;
         const answers: CompletionAnswer[] = items.map((item) => ({ task: item.task, outcome: 'invalid' }));
-        const completed = completeByRun(worker, items, answers);
+        const { completed, sent } = completeByRun(worker, items, answers);
         // The next lease is asked for at once: it queues behind the completions on their job's
-        // actor, is decided with them and joins their commit. A lease that fails is answered
-        // with no tasks (the worker leases again); when the completions fail, the call does, and
-        // a task leased beside them goes back to the queue when its lease expires.
-        const leased = next ? dispatch.lease(worker, next).catch((): LeasedTask[] => []) : undefined;
+        // actor, is decided with them and joins their commit (the slots they free count as free).
+        // A lease that fails is answered with no tasks (the worker leases again); when the
+        // completions fail, the call does, and a task leased beside them goes back to the queue
+        // when its lease expires.
+        const leased = next ? dispatch.lease(worker, next, sent).catch((): LeasedTask[] => []) : undefined;
         await completed;
         if (!leased) return reply(ctx, 200, { results: answers });
         replyJsonText(ctx, 200, `{"results":${JSON.stringify(answers)},"tasks":${leasedText(await leased)}}`);
