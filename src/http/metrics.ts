@@ -147,28 +147,23 @@ export class ServiceMetrics implements RequestObserver {
     });
     // Their ratio is how many messages a commit carries: each commit costs a synced write, so it
     // tells how well the actors batch under the load of the moment (a job's, with workers).
-    new Counter({
-      name: 'overmind_actor_commits_total',
-      help: 'Commits the actors of each kind began since start (each one synced write).',
-      labelNames: ['kind'],
-      registers,
-      collect() {
-        const commits = sources.actorCommits();
-        this.reset();
-        for (const kind of actorKinds) this.inc({ kind }, commits.get(kind)?.commits ?? 0);
-      },
-    });
-    new Counter({
-      name: 'overmind_actor_commit_messages_total',
-      help: 'Messages those commits carried, by actor kind (over overmind_actor_commits_total: messages a commit).',
-      labelNames: ['kind'],
-      registers,
-      collect() {
-        const commits = sources.actorCommits();
-        this.reset();
-        for (const kind of actorKinds) this.inc({ kind }, commits.get(kind)?.messages ?? 0);
-      },
-    });
+    const commitCounts = [
+      ['overmind_actor_commits_total', 'Commits the actors of each kind began since start (each one synced write).', 'commits'],
+      ['overmind_actor_commit_messages_total', 'Messages those commits carried, by actor kind (over overmind_actor_commits_total: messages a commit).', 'messages'],
+    ] as const;
+    for (const [name, help, field] of commitCounts) {
+      new Counter({
+        name,
+        help,
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          const commits = sources.actorCommits();
+          this.reset();
+          for (const kind of actorKinds) this.inc({ kind }, commits.get(kind)?.[field] ?? 0);
+        },
+      });
+    }
     new Gauge({
       name: 'overmind_store_size_bytes',
       help: 'Bytes the store occupies on disk (0 with STORAGE=memory).',
