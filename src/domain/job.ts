@@ -233,11 +233,15 @@ function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; r
       const gone = retried.run.iterations.find((id) => !state.iterations.has(id));
       if (gone !== undefined) throw conflict(`Iteration ${gone} is no longer of this job (deleted, or moved to another): this run cannot run again. Start a new run.`);
       // An ended run that runs again must not share an iteration with one live meanwhile.
-      if (isEnded(retried.run)) refuseBusyIterations(state, retried.run, conflict);
+      if (isEnded(retried.run)) refuseBusyIterations(state, retried.run.id, retried.run.iterations, conflict);
       return decideRetry(retried, command.failedResults, command.nowMs);
     }
-    case 'StartRescore':
-      return decideRescoreStart(runOf(state, command.run), command);
+    case 'StartRescore': {
+      const rescored = runOf(state, command.run);
+      // Its results are written again: no other run may be writing them meanwhile.
+      refuseBusyIterations(state, rescored.run.id, command.iteration === null ? rescored.run.iterations : [command.iteration], conflict);
+      return decideRescoreStart(rescored, command);
+    }
     case 'RescoreProgress':
       return decideRescoreProgress(runOf(state, command.run), command);
     case 'FailRuns':
@@ -250,7 +254,7 @@ function decideCreate(state: JobState, { run, shape, incumbentValues }: Extract<
   if (state.runs.size >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
   const missing = run.iterations.filter((id) => !state.iterations.has(id));
   if (missing.length > 0) throw invalid({ iterations: missing.map((id) => `Invalid pk "${id}" - object does not exist.`) });
-  refuseBusyIterations(state, run, (message) => invalid({ iterations: [message] }));
+  refuseBusyIterations(state, run.id, run.iterations, (message) => invalid({ iterations: [message] }));
   // Its in-flight cap is fixed with it: replaying its events never reads the configuration.
   return [{ type: 'RunCreated', run, shape, inFlightCap: run.max_in_flight ?? limits.tasksPerLeaseMax, incumbentValues }];
 }
@@ -260,10 +264,11 @@ function decideCreate(state: JobState, { run, shape, incumbentValues }: Extract<
  * same result rows (one per datapoint and attempt), and each run's "one result per task" would no
  * longer hold.
  */
-function refuseBusyIterations(state: JobState, run: Run, refusal: (message: string) => Error): void {
+/** Refuses when another run writes one of these iterations' results now (live, or being rescored): each has one writer at a time. */
+function refuseBusyIterations(state: JobState, run: string, iterations: readonly string[], refusal: (message: string) => Error): void {
   for (const other of state.runs.values()) {
-    if (other.run.id === run.id || !isWriting(other.run)) continue;
-    const shared = run.iterations.find((id) => other.run.iterations.includes(id));
+    if (other.run.id === run || !isWriting(other.run)) continue;
+    const shared = iterations.find((id) => other.run.iterations.includes(id));
     if (shared) throw refusal(busyIteration(shared, other.run));
   }
 }

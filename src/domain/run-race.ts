@@ -286,8 +286,16 @@ function clip(race: RaceState, score: number): number {
 
 /** A known datapoint's value: the mean of its ok attempts, or low when every attempt failed. */
 function datapointValue(race: RaceState, iteration: number, datapoint: number): number {
-  const oks = race.oks[iteration]![datapoint]!;
-  return oks === 0 ? race.settings.low : race.sums[iteration]![datapoint]! / oks;
+  return datapointMean(race.sums[iteration]![datapoint]!, race.oks[iteration]![datapoint]!, race.settings);
+}
+
+/**
+ * A datapoint's value from its ok attempts' scores (each within the range): their mean, clipped to
+ * the range again, since a sum divided can land an ulp outside it (three scores of 0.1 average to
+ * 0.10000000000000002), which the sequence would refuse; low when none was ok.
+ */
+export function datapointMean(sum: number, oks: number, range: { readonly low: number; readonly high: number }): number {
+  return oks === 0 ? range.low : Math.min(range.high, Math.max(range.low, sum / oks));
 }
 
 /** The race as it would be with `values` noted, read without changing it (a decision's view). */
@@ -318,7 +326,7 @@ class RaceView {
           this.knownCounts = race.knownCount.slice();
           this.copied = true;
         }
-        this.knownSums[iteration]! += entry.oks === 0 ? race.settings.low : entry.sum / entry.oks;
+        this.knownSums[iteration]! += datapointMean(entry.sum, entry.oks, race.settings);
         this.knownCounts[iteration]!++;
       }
     }
@@ -331,9 +339,7 @@ class RaceView {
     const entry = this.pending.get(iteration * race.settings.datapoints + datapoint);
     const ended = entry ? entry.ended : race.ended[iteration]![datapoint]!;
     if (ended < race.attempts) return undefined;
-    const oks = entry ? entry.oks : race.oks[iteration]![datapoint]!;
-    const sum = entry ? entry.sum : race.sums[iteration]![datapoint]!;
-    return oks === 0 ? race.settings.low : sum / oks;
+    return entry ? datapointMean(entry.sum, entry.oks, race.settings) : datapointValue(race, iteration, datapoint);
   }
 
   knownSum(iteration: number): number {
@@ -390,9 +396,14 @@ export function raceFromPlain(plain: RaceStatePlain, iterations: readonly string
     ended: plain.ended.map((bytes) => new Uint16Array(copied(bytes))),
     knownSum: new Float64Array(copied(plain.knownSum)),
     knownCount: new Uint32Array(copied(plain.knownCount)),
-    candidates: plain.candidates.map((entry) => ({ ...entry, history: { ...entry.history } })),
+    // The history's lists too: they grow in place, and a copy (the read model's) must not share them.
+    candidates: plain.candidates.map((entry) => ({ ...entry, history: copiedHistory(entry.history) })),
     tasksSaved: plain.tasksSaved,
   };
+}
+
+function copiedHistory({ stride, pairs, low, high }: RaceHistory): RaceHistory {
+  return { stride, pairs: [...pairs], low: [...low], high: [...high] };
 }
 
 function bytesOf(array: Float64Array | Uint32Array | Uint16Array): Uint8Array {

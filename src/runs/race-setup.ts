@@ -6,7 +6,7 @@
 import type { Job } from '../domain/records.ts';
 import { invalid, invalidPk } from '../domain/rejection.ts';
 import type { Roster } from '../domain/result-batch.ts';
-import type { RaceConfig } from '../domain/run-race.ts';
+import { datapointMean, type RaceConfig } from '../domain/run-race.ts';
 import type { RunOrder } from '../domain/run.ts';
 import { pairsMinDefault } from '../stats/index.ts';
 import type { ReadModel } from '../read-model.ts';
@@ -104,7 +104,7 @@ function valuesOfIncumbent(results: ResultStore, iteration: string, roster: Rost
       oks++;
     }
     if (rows === 0) missing++;
-    values.push(oks === 0 ? low : sum / oks);
+    values.push(datapointMean(sum, oks, { low, high }));
   }
   if (missing > 0) {
     throw invalid({ race: { incumbent: [`It has no result on ${missing} of the ${roster.ids.length} datapoints of this version: name it among the iterations to run it in the race.`] } });

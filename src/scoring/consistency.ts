@@ -32,6 +32,13 @@ export function consistencyPenalty(fields: Fields, rules: unknown, output: Reado
   return penalty;
 }
 
+/** The most a spec's rules can add (0 at least): a rule with a negative penalty adds its size when broken. */
+export function consistencyPointsMax(fields: Fields, rules: unknown): number {
+  let most = 0;
+  for (const rule of rulesOf(fields, rules)) most += Math.max(0, -numberOr(rule.penalty, penaltyDefault));
+  return most;
+}
+
 /** The spec's rules (entries that are not objects passed over), or the inferred ones when there are none. */
 function rulesOf(fields: Fields, rules: unknown): readonly Rule[] {
   if (Array.isArray(rules) && rules.length > 0) return rules.filter((rule): rule is Rule => typeof rule === 'object' && rule !== null && !Array.isArray(rule));

@@ -5,7 +5,8 @@ import type { FieldErrors } from '../domain/rejection.ts';
 import type { RunScoringConfig } from '../domain/run.ts';
 import { fieldPointsMax, numberOr } from './field-points.ts';
 import { compileScorers, scorersConfigErrors, type ScorerDeps } from './scorers.ts';
-import { scoreWithSpec, type EvalSpecLike, type ToolCall } from './spec-score.ts';
+import { fieldsOf, scoreWithSpec, type EvalSpecLike, type ToolCall } from './spec-score.ts';
+import { consistencyPointsMax } from './consistency.ts';
 import { toolScore } from './tool-usage.ts';
 
 /** A run's `scoring` (schemas/scoring/fields.json); a spec's pass_threshold is in points (default 70, as the original reported). */
@@ -39,7 +40,7 @@ export function scoringErrors(scoring: RunScoring, spec: EvalSpecLike, deps: Sco
     const errors = scorersConfigErrors(scoring, deps);
     return errors && { scoring: errors };
   }
-  const dimensions = specComponentCount + specFieldConfigs(spec).length;
+  const dimensions = specComponentCount + fieldsOf(spec.output_fields).size;
   if (dimensions <= dimensionsMax) return null;
   return { scoring: [`The agent's eval spec would give each result ${dimensions} dimensions (its output fields and 4 components); a result holds at most ${dimensionsMax}.`] };
 }
@@ -73,24 +74,19 @@ export function scoreRangeOf(scoring: RunScoring, spec: EvalSpecLike): [number, 
   return scoring.method === 'scorers' ? [0, 1] : [0, specPointsMax(spec)];
 }
 
-/** The most points a spec gives: its structure, fields and tool weights, or the text path's 100. */
+/**
+ * The most points a spec gives: its structure and tool weights, each field's most, and what its
+ * consistency rules can add (a negative penalty), or the text path's 100.
+ */
 function specPointsMax(spec: EvalSpecLike): number {
+  const fields = fieldsOf(spec.output_fields);
   let points = Math.max(0, numberOr(spec.structure_weight, 20)) + Math.max(0, numberOr(spec.tool_usage_weight, 0));
-  for (const config of specFieldConfigs(spec)) points += fieldPointsMax(config);
+  for (const config of fields.values()) points += fieldPointsMax(config);
+  points += consistencyPointsMax(fields, spec.consistency_rules);
   return Math.max(specTextTotalMax, points);
-}
-
-function specFieldConfigs(spec: EvalSpecLike): Readonly<Record<string, unknown>>[] {
-  const fields = spec.output_fields;
-  if (!isObject(fields)) return [];
-  return Object.values(fields).filter(isObject);
 }
 
 /** Whether a tool config asks for anything (else its points are free and no trace is read): toolScore's own test. */
 function asksForTools(toolConfig: unknown): boolean {
   return toolScore(toolConfig, null) === null;
-}
-
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

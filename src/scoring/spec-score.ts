@@ -145,7 +145,7 @@ function textScore(fields: Fields, structureWeight: number, output: unknown, exp
 }
 
 /** output_fields' entries whose settings are objects, in order. */
-function fieldsOf(outputFields: unknown): Fields {
+export function fieldsOf(outputFields: unknown): Fields {
   const fields = new Map<string, FieldConfig>();
   if (!isObject(outputFields)) return fields;
   for (const [name, config] of Object.entries(outputFields)) if (isObject(config)) fields.set(name, config);

@@ -204,6 +204,24 @@ test('a race scored by the service takes its range from the scoring; another pro
     assert.ok(theirs.id);
   }));
 
+test("attempts averaged to an ulp past the range (three scores of 0.1 make 0.10000000000000002) are taken as the range's edge: the completion is accepted, the race goes on", () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 4, 2);
+    const [incumbent, candidate] = setup.iterations;
+    const run = await createRun(member.client, setup, { attempts: 3, race: { incumbent: incumbent.id, score_range: [0, 0.1], min_pairs: 1 } });
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 100 });
+    const first = tasks.filter((task) => task.datapoint.order === tasks[0].datapoint.order);
+    assert.is(first.length, 6, 'both iterations, three attempts');
+    const reply = await complete(member.client, worker, first.map((task) => ({ task: task.id, lease: task.lease, score: task.iteration.id === candidate.id ? 0.1 : 0 })));
+    assert.is(reply.status, 200, reply.text);
+    assert.ok(reply.body.results.every((result: { outcome: string }) => result.outcome === 'accepted'));
+    const [standing] = (await runOf(member.client, run)).race.candidates;
+    assert.equal([standing.pairs, standing.state], [1, 'live']);
+    assert.ok(standing.low >= -0.1 && standing.high <= 0.1, `its bounds lie within the range's width: [${standing.low}, ${standing.high}]`);
+  }));
+
 test('restarted mid-race: the decisions and the bounds continue exactly as without the restart', async () => {
   const first = await start({ lmdb: true });
   const { member, project } = await memberWithProject(first.client);
@@ -228,6 +246,9 @@ test('restarted mid-race: the decisions and the bounds continue exactly as witho
     const settings = { alpha: 0.05, candidates: 1, pairsMin: 5, stopBetter: false, low: 0, high: 1, datapoints: 30 };
     const expected = expectedBounds(settings, order.slice(0, ended.pairs).map((o) => score(1, o) - score(0, o)));
     assert.equal([ended.low, ended.high], [expected.low, expected.high], 'bit for bit');
+    // Its history (the chart's points) has each pair once: the read model's copy shares nothing with the actor's.
+    const history = (await client.get(`/api/runs/${run.id}/race/`)).body.candidates[0];
+    assert.equal(history.pairs, Array.from({ length: ended.pairs }, (_, i) => i + 1));
   } finally {
     await second.stop();
   }

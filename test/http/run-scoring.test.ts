@@ -9,7 +9,7 @@ import { scoreWithSpec } from '../../src/scoring/spec-score.ts';
 import type { Client } from '../helpers/client.ts';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
 import { createIteration, createJob } from '../helpers/job-fixtures.ts';
-import { complete, completeAll, createRun, lease, registerWorker, runOf, type RunSetup } from '../helpers/run-fixtures.ts';
+import { complete, completeAll, createRun, lease, registerWorker, runOf, runSetup, type RunSetup } from '../helpers/run-fixtures.ts';
 import { withService } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
 import { baseNs, ms, otlpJson, postJson, spanId, traceId } from '../traces/helpers.ts';
@@ -221,6 +221,27 @@ test('rescoring an ended run: its results scored again from their stored outputs
     await until(async () => (await runOf(member.client, run)).rescore.status === 'completed', 'the second rescoring completes');
     assert.equal((await runOf(member.client, run)).scoring, { method: 'scorers', scorers: [{ type: 'exact', name: 'exact' }] }, 'from now on the run\'s scoring');
     assert.equal((await resultsOf(member.client, setup.iterations[1])).map((row) => row.dimension_scores), [{ exact: 0 }, { exact: 1 }, { exact: 0 }]);
+  }));
+
+test('an ended run is not rescored while another run writes its iteration (409): each iteration has one writer at a time', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const scoring = { method: 'scorers', scorers: [{ type: 'regex', name: 'has_x', pattern: 'x' }] };
+    const scored = await createRun(member.client, setup, { scoring });
+    const worker = await registerWorker(member.client);
+    await completeAll(member.client, worker, await lease(member.client, worker, { max: 10 }), () => ({ output: 'x' }));
+    assert.is((await runOf(member.client, scored)).status, 'completed');
+    const live = await createRun(member.client, setup);
+    const held = await lease(member.client, worker, { max: 10 });
+    const refused = await member.client.post(`/api/runs/${scored.id}/rescore/`, {});
+    assert.equal([refused.status, refused.body.code], [409, 'conflict']);
+    assert.match(refused.body.detail, live.id);
+    assert.is((await runOf(member.client, scored)).rescore, null, 'no rescoring started');
+    await completeAll(member.client, worker, held, () => ({ output: 'no', score: 0.3 }));
+    const rows = await member.client.listAll(`/api/job-iterations/${setup.iterations[0].id}/results/`);
+    assert.equal(rows.map((row: { score: number }) => row.score), [0.3, 0.3, 0.3], "the live run's results stand");
+    assert.is((await member.client.post(`/api/runs/${scored.id}/rescore/`, {})).status, 202, 'once it has ended');
   }));
 
 test('a run that is not scored by the service takes a rescoring only with a scoring named', () =>

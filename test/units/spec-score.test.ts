@@ -183,6 +183,10 @@ test("a spec's score range holds every score it gives: an enum's partial_score a
     assert.ok(total <= high, `${total} lies within [0, ${high}]`);
     assert.is(high, Math.max(100, most), 'the range reaches the most its fields give, and the text path\'s 100');
   }
+  // A consistency rule with a negative penalty adds its size when broken.
+  const ordered = { structure_weight: 20, output_fields: { a: { type: 'number', weight: 40 }, b: { type: 'number', weight: 40 } }, consistency_rules: [{ type: 'ordering', field_a: 'a', field_b: 'b', operator: '<', penalty: -30 }] };
+  assert.is(scoreWithSpec(ordered, { a: 5, b: 5 }, { a: 5, b: 5 }, null).total, 130);
+  assert.is(scoreRangeOf({ method: 'spec' }, ordered)[1], 130);
   // Weight 0 with partial credit still gives the default partial score, 1.
   assert.is(scoreWithSpec(spec({ level: { ...level, weight: 0, partial_score: undefined } }), { level: 'low' }, { level: 'high' }, null).total, 1);
 });
