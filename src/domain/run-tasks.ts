@@ -198,12 +198,22 @@ export class RunTasks {
     this.pushReady(position, readyAt);
   }
 
-  /** Every task a worker holds goes back to the queue, ready at `readyAt` (its leases expired or it left). */
-  releaseWorker(worker: string, readyAt: number): number[] {
-    const positions = [...(this.byWorker.get(worker) ?? [])];
-    for (const position of positions) this.requeue(position, readyAt, false);
+  /**
+   * Every task a worker holds goes back to the queue, ready at `readyAt` (its leases expired or it
+   * left), but those `skip` names end skipped; returns those queued again.
+   */
+  releaseWorker(worker: string, readyAt: number, skip: (position: number) => boolean = () => false): number[] {
+    const queued: number[] = [];
+    for (const position of [...(this.byWorker.get(worker) ?? [])]) {
+      if (skip(position)) {
+        this.end(position, 'skipped');
+        continue;
+      }
+      this.requeue(position, readyAt, false);
+      queued.push(position);
+    }
     this.leaseExpiry.delete(worker);
-    return positions;
+    return queued;
   }
 
   noteError(position: number, error: string): void {

@@ -215,7 +215,7 @@ export function decideExtend(state: RunState, worker: string, nowMs: number): Ru
   if (expiresAt === undefined || !state.tasks.byWorker.has(worker)) return [];
   // Expired already (the run's timer has not given them back yet): they go back now, not revived,
   // since a completion in the meantime was answered stale.
-  if (expiresAt <= nowMs) return [{ type: 'WorkerReleased', run: state.run.id, worker, nowMs }];
+  if (expiresAt <= nowMs) return released(state, [worker], nowMs);
   return [{ type: 'LeasesExtended', run: state.run.id, worker, expiresAt: nowMs + state.run.lease_seconds * 1000 }];
 }
 
@@ -286,14 +286,12 @@ function endingAfter(state: RunState, completed: readonly CompletedTask[], advan
     cost += task.cost;
     if (task.to !== 'rate_limited') executed++;
     if (task.to === 'done' || task.to === 'dead') ended++;
+    else if (stopsInRace(state, task.position)) ended++; // back to the queue of a stopped candidate: skipped
     if (task.to === 'dead') dead++;
   }
   const { max_cost, max_tasks } = run.budget;
   const spent = (max_cost !== null && cost >= max_cost) || (max_tasks !== null && executed >= max_tasks);
-  if (ended === tasks.total) {
-    const failed = dead === tasks.total;
-    return { type: 'RunEnded', run: finished(run, failed ? 'failed' : 'completed', failed ? 'failed' : 'all_done', now), tasksEnd: 'skipped' };
-  }
+  if (ended === tasks.total) return everyTaskEnded(run, dead === tasks.total, now);
   if (advance && raceDecidedAfter(state.race!, advance)) return { type: 'RunEnded', run: finished(run, 'completed', 'decided', now), tasksEnd: 'skipped' };
   if (spent) return { type: 'RunEnded', run: finished(run, 'completed', 'budget', now), tasksEnd: 'skipped' };
   return null;
@@ -324,16 +322,44 @@ function finished(run: Run, status: RunStatus, reason: RunReason, now: string): 
 
 /** A worker's expired leases in the run, back to the queue. */
 export function decideExpiry(state: RunState, nowMs: number): RunEvent[] {
-  const events: RunEvent[] = [];
-  for (const [worker, expiresAt] of state.tasks.leaseExpiry) {
-    if (expiresAt <= nowMs) events.push({ type: 'WorkerReleased', run: state.run.id, worker, nowMs });
-  }
-  return events;
+  const workers: string[] = [];
+  for (const [worker, expiresAt] of state.tasks.leaseExpiry) if (expiresAt <= nowMs) workers.push(worker);
+  return released(state, workers, nowMs);
 }
 
 /** A worker that says goodbye gives its leases back at once. */
 export function decideRelease(state: RunState, worker: string, nowMs: number): RunEvent[] {
-  return state.tasks.byWorker.has(worker) ? [{ type: 'WorkerReleased', run: state.run.id, worker, nowMs }] : [];
+  return state.tasks.byWorker.has(worker) ? released(state, [worker], nowMs) : [];
+}
+
+/**
+ * Workers' leases given back: their tasks go back to the queue, but those of a race's stopped
+ * candidates are skipped; when that leaves no task unended, the run ends with them (a guard: a
+ * live race has a live candidate's or the incumbent's task unended, since it ends decided once no
+ * candidate is live).
+ */
+function released(state: RunState, workers: readonly string[], nowMs: number): RunEvent[] {
+  const { run, tasks } = state;
+  const events: RunEvent[] = workers.map((worker) => ({ type: 'WorkerReleased', run: run.id, worker, nowMs }));
+  let skipped = 0;
+  for (const worker of workers) for (const position of tasks.byWorker.get(worker) ?? []) if (stopsInRace(state, position)) skipped++;
+  const { done, dead, skipped: skippedBefore, cancelled } = tasks.counts;
+  if (skipped > 0 && done + dead + skippedBefore + cancelled + skipped === tasks.total) {
+    events.push(everyTaskEnded(run, dead === tasks.total, new Date(nowMs).toISOString()));
+  }
+  return events;
+}
+
+/** Every task has ended: the run is completed (all_done), or failed when every one died. */
+function everyTaskEnded(run: Run, allDead: boolean, now: string): RunEvent {
+  return { type: 'RunEnded', run: finished(run, allDead ? 'failed' : 'completed', allDead ? 'failed' : 'all_done', now), tasksEnd: 'skipped' };
+}
+
+/** A task of a race's candidate that has stopped: it never goes back to the queue (it is skipped, and saved). */
+function stopsInRace({ race, tasks }: RunState, position: number): boolean {
+  if (!race) return false;
+  const { iteration } = tasks.taskAt(position);
+  return race.candidates.some((entry) => entry.index === iteration && entry.candidate.stopped_at !== null);
 }
 
 /** A cancel ends the run: its queued and leased tasks are cancelled (a worker holding one is told to stop). */
@@ -413,9 +439,12 @@ export function applyRunEvent(state: RunState, event: Exclude<RunEvent, { type: 
     case 'TasksCompleted':
       for (const task of event.tasks) applyCompleted(state, task);
       break;
-    case 'WorkerReleased':
-      tasks.releaseWorker(event.worker, event.nowMs);
+    case 'WorkerReleased': {
+      const skippedBefore = tasks.counts.skipped;
+      tasks.releaseWorker(event.worker, event.nowMs, (position) => stopsInRace(state, position));
+      if (state.race) state.race.tasksSaved += tasks.counts.skipped - skippedBefore;
       break;
+    }
     case 'TasksQueuedAgain':
       tasks.queueAgain(event.positions, event.nowMs);
       for (const position of event.positions) tasks.lastErrors.delete(position);
@@ -439,13 +468,13 @@ function applyCompleted(state: RunState, task: CompletedTask): void {
   spending.cost += task.cost;
   if (task.to === 'rate_limited') {
     spending.inFlightAllowed = Math.max(1, Math.floor(Math.min(spending.inFlightAllowed, tasks.counts.leased) / 2));
-    tasks.requeue(task.position, task.readyAt, false);
+    backToQueue(state, task.position, task.readyAt, false);
     return;
   }
   spending.executed++;
   if (task.error !== null) tasks.noteError(task.position, task.error);
   if (task.to === 'retry') {
-    tasks.requeue(task.position, task.readyAt, true);
+    backToQueue(state, task.position, task.readyAt, true);
     return;
   }
   if (task.to === 'done') {
@@ -453,6 +482,20 @@ function applyCompleted(state: RunState, task: CompletedTask): void {
     tasks.lastErrors.delete(task.position);
   }
   tasks.end(task.position, task.to);
+}
+
+/**
+ * A leased task goes back to the queue (a retry, rate limited, its lease given back), unless it is
+ * a stopped race candidate's: then it is skipped, as its queued ones were when it stopped (the
+ * deciders count it so: endingAfter, released).
+ */
+function backToQueue(state: RunState, position: number, readyAt: number, failed: boolean): void {
+  if (stopsInRace(state, position)) {
+    state.tasks.end(position, 'skipped');
+    state.race!.tasksSaved++;
+    return;
+  }
+  state.tasks.requeue(position, readyAt, failed);
 }
 
 // ---- retries' waits ----

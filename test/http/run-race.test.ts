@@ -151,6 +151,39 @@ test('a candidate stopped while some of its tasks are leased: those finish and a
     assert.is((await member.client.get(`/api/job-iterations/${setup.iterations[1].id}/`)).body.status, null, 'a better candidate is not discarded');
   }));
 
+test("a stopped candidate's leased tasks never go back to the queue: one answered with an error, rate limited, or whose worker leaves is skipped and saved", () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 4, 3);
+    const [incumbent, worse, equal] = setup.iterations;
+    const perfect = Array.from({ length: 4 }, (_, order) => ({ datapoint_order: order, score: 1 }));
+    assert.is((await member.client.post(`/api/job-iterations/${incumbent.id}/results/`, { dataset: setup.dataset.id, results: perfect })).status, 200);
+    const run = await createRun(member.client, { ...setup, iterations: [worse, equal] }, { race: { incumbent: incumbent.id, score_range: [0, 1], min_pairs: 1 } });
+    const leaving = await registerWorker(member.client);
+    const worker = await registerWorker(member.client);
+    const mine = await lease(member.client, worker, { max: 6 });
+    const theirs = await lease(member.client, leaving, { max: 2 });
+    const [first, second, third] = mine.filter((task) => task.iteration.id === worse.id);
+    // A score of 0 against an incumbent at 1 everywhere: it cannot win, with three of its tasks leased.
+    await completeAll(member.client, worker, [first], () => ({ score: 0 }));
+    const stopped = await runOf(member.client, run);
+    assert.equal([stopped.status, stopped.race.candidates[0].state, stopped.counts.leased], ['running', 'cannot_win', 7]);
+    const answers = await complete(member.client, worker, [
+      { task: second.id, lease: second.lease, status: 'error', error: 'boom' },
+      { task: third.id, lease: third.lease, status: 'rate_limited' },
+    ]);
+    assert.equal(answers.body.results.map((result: { outcome: string }) => result.outcome), ['accepted', 'accepted']);
+    const after = await runOf(member.client, run);
+    assert.equal([after.counts.skipped, after.counts.queued, after.race.tasks_saved], [2, 0, 2], 'skipped, not queued again');
+    // A worker leaves holding one task of each: the stopped candidate's is skipped, the other's goes back.
+    assert.equal(theirs.map((task) => task.iteration.id).sort(), [worse.id, equal.id].sort());
+    assert.is((await member.client.delete(`/api/workers/${leaving.id}/`)).status, 204);
+    const given = await runOf(member.client, run);
+    assert.equal([given.counts.skipped, given.counts.queued, given.race.tasks_saved], [3, 1, 3]);
+    const ofWorse = await tasksOf(member.client, run, { iteration: worse.id });
+    assert.equal(ofWorse.map((task: { state: string }) => task.state).sort(), ['done', 'skipped', 'skipped', 'skipped'], 'none of it queued or leased again');
+  }));
+
 test('a race is refused whole when: its order is the dataset\'s, it declares no score range for worker scores, its incumbent has no results, or it has no candidate; a score outside the range is invalid; a race takes no retry', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
