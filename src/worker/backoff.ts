@@ -43,3 +43,12 @@ function retryAfterMs(header: string | undefined, nowMs: number): number | undef
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
 }
+
+/**
+ * Whether a retryable answer may come after the service acted on the request: it failed while
+ * handling it (500), or a proxy forwarded it and lost or did not wait for the answer (502, 504).
+ * A busy or timed-out refusal (408, 429, 503) is answered before anything is done.
+ */
+export function mayHaveActed(status: number): boolean {
+  return status === 500 || status === 502 || status === 504;
+}

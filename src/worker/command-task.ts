@@ -6,7 +6,7 @@
 // started outlives its task.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { AgentCodeFiles } from './agent-code-files.ts';
-import { commandOutcome, outputCharsMaxDefault, stderrTailBytes, type CommandEnd } from './task-output.ts';
+import { commandOutcome, outputCharsMaxDefault, stderrTailBytes, stdoutCaptureBytes, type CommandEnd } from './task-output.ts';
 import { freshTraceContext, type TraceContext } from './trace-context.ts';
 import type { Executor } from './worker-loop.ts';
 import { taskInputOf, type LeasedTask, type TaskOutcome } from './worker-task.ts';
@@ -59,8 +59,7 @@ export class CommandRunner {
     const child = spawn('/bin/sh', ['-c', this.options.command], { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: this.envFor(task, trace, codeFile) });
     const group = child.pid;
     if (group !== undefined) this.groups.add(group);
-    // The output's limit is in characters; UTF-8 takes up to 4 bytes for one (JSON escapes aside).
-    const stdout = new Head(this.outputCharsMax * 4 + 1024);
+    const stdout = new Head(stdoutCaptureBytes(this.outputCharsMax));
     const stderr = new Tail(stderrTailBytes);
     child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
     child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));

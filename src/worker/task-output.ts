@@ -13,6 +13,15 @@ export const exitTempFail = 75;
 export const stderrTailBytes = 8 * 1024;
 /** Characters of a result's output as JSON: the service's default `resultOutputCharsMax`. */
 export const outputCharsMaxDefault = 64 * 1024;
+/**
+ * Bytes of standard output kept for each character of the output limit, and beyond them: a JSON
+ * answer whose `output` is within the limit fits however it was printed (an escape such as
+ * \u00e9 takes six bytes for a character, a surrogate pair twelve; the slack is for the other
+ * fields and whitespace). At most `stdoutCaptureBytesMax`, however large the limit.
+ */
+const stdoutBytesPerChar = 12;
+const stdoutCaptureSlackBytes = 64 * 1024;
+export const stdoutCaptureBytesMax = 16 * 1024 * 1024;
 /** Fields of a JSON answer besides `output` that a result takes. */
 const carriedFields = ['score', 'passed', 'dimension_scores', 'cost'] as const;
 
@@ -27,6 +36,11 @@ export interface CommandEnd {
   stdoutBytesDropped: number;
   stderrTail: string;
   latencyMs: number;
+}
+
+/** Bytes of standard output a command's run keeps (the rest is read and dropped). */
+export function stdoutCaptureBytes(outputCharsMax: number): number {
+  return Math.min(stdoutCaptureBytesMax, outputCharsMax * stdoutBytesPerChar + stdoutCaptureSlackBytes);
 }
 
 /** The result of one command's run (trace ids are added by the caller). */
@@ -68,7 +82,8 @@ export function outputFields(stdout: string, bytesDropped: number, outputCharsMa
     return fields;
   }
   const text = stdout.replace(/\n+$/, '');
-  if (bytesDropped === 0) return { output: fitText(text, outputCharsMax) };
+  if (bytesDropped === 0 && JSON.stringify(text).length <= outputCharsMax) return { output: text };
+  // Cut text (past the capture, or past the limit within it) says so, and how much there was.
   const marker = `\n[output truncated: ${Buffer.byteLength(stdout) + bytesDropped} bytes in all]`;
   return { output: fitText(text, outputCharsMax - (JSON.stringify(marker).length - 2)) + marker };
 }

@@ -87,6 +87,8 @@ class Held implements TaskControl {
   state: 'waiting' | 'parked' | 'running' = 'waiting';
   /** Its result is not wanted (the service took it back, or the worker stopped it). */
   stopped = false;
+  /** Still running when a stop's grace ran out: no longer waited for, its outcome dropped. */
+  forgotten = false;
   startedAt = 0;
   /** Made when its signal is first asked for: most tasks never are (an AbortController cost a handler task more than its own work). */
   controller: AbortController | undefined;
@@ -107,6 +109,8 @@ class Held implements TaskControl {
 /** A finished task's result not yet accepted or refused. */
 interface Unsent {
   task: string;
+  /** The lease token its copy of the task was run under. */
+  lease: string;
   run: string;
   item: CompletionItem;
   text: string;
@@ -127,6 +131,10 @@ const goodbyeMs = 5_000;
 export class WorkerLoop {
   readonly counts: WorkerCounts = { leased: 0, running: 0, done: 0, errors: 0, rateLimited: 0, stale: 0, cancelled: 0, refused: 0, stopped: 0 };
   private workerId: string | undefined;
+  /**
+   * By lease token, not task id: a task whose lease ran out can be leased again to this worker
+   * while its first copy still runs, and the two copies are held (and end) apart.
+   */
   private readonly held = new Map<string, Held>();
   /** Held tasks waiting for a slot, in the order leased (stopped ones are skipped when reached). */
   private waiting: Held[] = [];
@@ -152,9 +160,13 @@ export class WorkerLoop {
   private idleLook: NodeJS.Timeout | undefined;
   /** A lease's answer may have been lost: count the leases the service holds for this worker. */
   private checkLeases = false;
+  /** The count is on its way (until its answer): no completion, and no lease riding with one. */
+  private countingLeases = false;
   private flushPaused = false;
   /** The service holds leases this worker lost: finish everything, then say goodbye and register again. */
   private draining = false;
+  /** The heartbeat loop's heartbeat on its way, if any: a drain gives it up before its goodbye. */
+  private beat: { controller: AbortController; ended: Promise<unknown> } | undefined;
   /** A lease of the lease loop's own is waiting for its answer. */
   private leaseInFlight = false;
   /** A completion on its way carries the next lease (its `next`): the lease loop leaves leasing to it. */
@@ -253,7 +265,7 @@ export class WorkerLoop {
   /** The lease a completion sent now carries, if any: it does not wait, so results are never held back. */
   private rideAlongLease(): LeaseBody | undefined {
     const { concurrency, batch, run } = this.options;
-    const blockers = { stopping: this.stopping, draining: this.draining, checkingLeases: this.checkLeases, leaseInFlight: this.leaseInFlight };
+    const blockers = { stopping: this.stopping, draining: this.draining, checkingLeases: this.checkLeases || this.countingLeases, leaseInFlight: this.leaseInFlight };
     const max = rideAlongSize(blockers, { concurrency, batch, held: this.held.size, unsent: this.unsent.length, ahead: leaseAhead(this.recentTaskMs, concurrency, batch) });
     return max > 0 ? { max, wait_ms: 0, run } : undefined;
   }
@@ -284,7 +296,7 @@ export class WorkerLoop {
     const { deadlineMs, leaseMs } = leaseTimes(task.lease_expires_at, leased.receivedAtMs, leased.offsetMs);
     const held = new Held(task, deadlineMs, leaseMs);
     if (this.held.size === 0) this.beats.notify();
-    this.held.set(task.id, held);
+    this.held.set(task.lease, held);
     this.waiting.push(held);
   }
 
@@ -339,8 +351,9 @@ export class WorkerLoop {
   }
 
   private finish(held: Held, outcome: TaskOutcome): void {
+    if (held.forgotten) return;
     this.counts.running--;
-    this.held.delete(held.task.id);
+    this.held.delete(held.task.lease);
     if (held.stopped) this.counts.stopped++;
     else {
       if (this.recentTaskMs.push(performance.now() - held.startedAt) > recentTasksMax) this.recentTaskMs.shift();
@@ -356,13 +369,29 @@ export class WorkerLoop {
     held.stopped = true;
     held.controller?.abort(new Error('stopped'));
     if (held.state === 'running') return;
-    this.held.delete(held.task.id);
+    this.held.delete(held.task.lease);
     this.counts.stopped++;
     this.changed.notify();
   }
 
+  /** A stop's grace is over: every task held is stopped, and a running one is no longer waited for. */
   private abortHeld(): void {
-    for (const held of [...this.held.values()]) this.stopTask(held);
+    for (const held of [...this.held.values()]) {
+      this.stopTask(held);
+      if (held.state === 'running') this.forget(held);
+    }
+  }
+
+  /**
+   * Aborted (a command's process group is killed as its signal aborts), but a handler may ignore
+   * its signal: the worker ends without it rather than waiting as long as it runs.
+   */
+  private forget(held: Held): void {
+    held.forgotten = true;
+    this.held.delete(held.task.lease);
+    this.counts.running--;
+    this.counts.stopped++;
+    this.changed.notify();
   }
 
   private async drained(): Promise<void> {
@@ -381,7 +410,8 @@ export class WorkerLoop {
       // A turn of the event loop first: a lease asked for as the same tasks finished goes out
       // ahead (the next task starts one commit sooner), and results finishing now join this batch.
       await new Promise((resolve) => setImmediate(resolve));
-      if (this.unsent.length === 0) continue;
+      // A count of the leases may have started meanwhile: it must see no completion go out.
+      if (this.unsent.length === 0 || this.flushPaused) continue;
       const sent = this.unsent.splice(0, completionChunk(this.unsent.map((one) => one.bytes)));
       this.sending = sent;
       const next = this.rideAlongLease();
@@ -485,7 +515,23 @@ export class WorkerLoop {
       }
       this.beatNow = false;
       lastBeat = Date.now();
-      await this.heartbeat();
+      await this.periodicHeartbeat();
+    }
+  }
+
+  /** A heartbeat that ends when the time to send is up, or when a drain gives it up. */
+  private async periodicHeartbeat(): Promise<void> {
+    const controller = new AbortController();
+    const closed = () => controller.abort(this.closing.signal.reason);
+    if (this.closing.signal.aborted) closed();
+    else this.closing.signal.addEventListener('abort', closed, { once: true });
+    const ended = this.heartbeat(controller.signal);
+    this.beat = { controller, ended };
+    try {
+      await ended;
+    } finally {
+      this.beat = undefined;
+      this.closing.signal.removeEventListener('abort', closed);
     }
   }
 
@@ -495,22 +541,32 @@ export class WorkerLoop {
     for (const one of this.sending) yield one.leaseMs;
   }
 
-  /** One heartbeat naming every task held or awaiting its result's answer; answers the leases the service holds and how many of those the worker knows. */
-  private async heartbeat(): Promise<{ leases: number; known: number } | undefined> {
-    const named = [...this.held.keys(), ...this.unsent.map((one) => one.task), ...this.sending.map((one) => one.task)];
+  /**
+   * One heartbeat naming every task held or awaiting its result's answer; answers the leases the
+   * service holds and how many of those the worker knows (undefined: `signal` ended it first).
+   */
+  private async heartbeat(signal: AbortSignal): Promise<{ leases: number; known: number } | undefined> {
+    const worker = this.workerId!;
+    // The copies it names, as they are now: its `stop` means these, never a copy of one of their
+    // tasks leased again after it was sent.
+    const copies = [...this.held.values()];
+    const results = [...this.unsent, ...this.sending];
+    const named = [...new Set([...copies.map((held) => held.task.id), ...results.map((one) => one.task)])];
+    const namedLeases = new Set([...copies.map((held) => held.task.lease), ...results.map((one) => one.lease)]);
     const sentAt = Date.now();
     let answer;
     try {
-      answer = await this.options.protocol.heartbeat(this.workerId!, named, this.closing.signal);
+      answer = await this.options.protocol.heartbeat(worker, named, signal);
     } catch (error) {
-      if (!this.closing.signal.aborted) this.fail(error);
+      // A heartbeat of a registration the worker has left (a drain's goodbye) is refused as of no worker: no matter.
+      if (!signal.aborted && worker === this.workerId) this.fail(error);
       return undefined;
     }
     const stop = new Set(answer.stop);
-    for (const id of named) {
-      const held = this.held.get(id);
-      if (!held) continue;
-      if (stop.has(id)) this.stopTask(held);
+    for (const held of copies) {
+      // Finished or stopped meanwhile.
+      if (this.held.get(held.task.lease) !== held) continue;
+      if (stop.has(held.task.id)) this.stopTask(held);
       else {
         held.deadlineMs = sentAt + held.leaseMs;
         if (held.state === 'parked' && !held.stopped) {
@@ -521,7 +577,7 @@ export class WorkerLoop {
     }
     this.startWaiting();
     const before = this.unsent.length;
-    this.unsent = this.unsent.filter((one) => !stop.has(one.task));
+    this.unsent = this.unsent.filter((one) => !(stop.has(one.task) && namedLeases.has(one.lease)));
     this.counts.stopped += before - this.unsent.length;
     return { leases: answer.leases, known: named.filter((id) => !stop.has(id)).length };
   }
@@ -531,16 +587,23 @@ export class WorkerLoop {
    * and no completion in flight (so neither can change the count meanwhile).
    */
   private async lookForLostLeases(): Promise<void> {
+    // Cleared now: a lease that may have been lost while this count waits asks for another count.
     this.checkLeases = false;
+    this.countingLeases = true;
     this.flushPaused = true;
     try {
-      while (this.sending.length > 0) await this.changed.next();
-      const counted = await this.heartbeat();
+      // A stop ends the count (the goodbye gives every lease back, lost ones too): neither its wait
+      // nor its heartbeat may outlast it while the service is unreachable (closing aborts only
+      // once the lease loop has returned, and this is the lease loop).
+      while (this.sending.length > 0 && !this.stopping) await this.changed.next();
+      if (this.stopping) return;
+      const counted = await this.heartbeat(this.leasing.signal);
       const orphans = counted ? orphanedLeases(counted.leases, counted.known) : 0;
       if (orphans === 0) return;
       this.options.log?.(`the service holds ${orphans} leases whose answer was lost on the way: finishing the tasks held, then registering again to give them back`);
       this.draining = true;
     } finally {
+      this.countingLeases = false;
       this.flushPaused = false;
       this.changed.notify();
     }
@@ -549,6 +612,11 @@ export class WorkerLoop {
   private async drainAndRegisterAgain(): Promise<void> {
     if (this.held.size > 0 || this.unsent.length > 0 || this.sending.length > 0) return this.changed.next();
     const { protocol, identity } = this.options;
+    // A heartbeat still being tried again would land after the goodbye, refused (404): of no use now.
+    if (this.beat) {
+      this.beat.controller.abort(new Error('saying goodbye to register again'));
+      await this.beat.ended;
+    }
     await protocol.goodbye(this.workerId!, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error));
     const registered = await protocol.register(identity, this.leasing.signal).catch((error: unknown) => this.unlessStopping(error));
     if (!registered) return;
@@ -589,7 +657,7 @@ function unsentOf(held: Held, outcome: TaskOutcome): Unsent {
     item = { task, lease, status: 'error', error: fitError(`the result is not JSON: ${messageOf(error)}`) };
     text = JSON.stringify(item);
   }
-  return { task, run: held.task.run, item, text, bytes: Buffer.byteLength(text), refusals: 0, leaseMs: held.leaseMs };
+  return { task, lease, run: held.task.run, item, text, bytes: Buffer.byteLength(text), refusals: 0, leaseMs: held.leaseMs };
 }
 
 /** An outcome without the scores a run the service scores refuses. */

@@ -6,7 +6,7 @@
 // with a keep-alive agent this object owns and destroys on close(), so nothing outlives it.
 import http from 'node:http';
 import https from 'node:https';
-import { backoffMs, defaultBackoff, isRetryableStatus, retryDelayMs, type BackoffPolicy } from './backoff.ts';
+import { backoffMs, defaultBackoff, isRetryableStatus, mayHaveActed, retryDelayMs, type BackoffPolicy } from './backoff.ts';
 import { clockOffsetMs } from './worker-decisions.ts';
 import type { CompletionOutcome, LeasedTask } from './worker-task.ts';
 
@@ -142,9 +142,10 @@ export class WorkerProtocol {
   /** A call that leases: answered, and whether an earlier try may have leased tasks whose answer was lost. */
   private async leasing(path: string, body: string, signal: AbortSignal | undefined, waitMs: number): Promise<{ answer: Answer; mayHaveLost: boolean }> {
     let mayHaveLost = false;
-    const answer = await this.call('POST', path, body, signal, waitMs + answerTimeoutMs, (error) => {
-      // A request refused at connect never reached the service; any other failure may have come after it leased.
-      if ((error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') mayHaveLost = true;
+    const answer = await this.call('POST', path, body, signal, waitMs + answerTimeoutMs, (failure) => {
+      // A request refused at connect never reached the service; any other failure may have come
+      // after it leased, and so may a 500, or a 502 or 504 of a proxy that had forwarded it.
+      if ('status' in failure ? mayHaveActed(failure.status) : (failure.error as NodeJS.ErrnoException).code !== 'ECONNREFUSED') mayHaveLost = true;
     });
     return { answer, mayHaveLost };
   }
@@ -178,8 +179,8 @@ export class WorkerProtocol {
     return body as T;
   }
 
-  /** Sends until answered with a final status (or `signal` aborts); `failed` hears of each failed try. */
-  private async call(method: string, path: string, body: string | undefined, signal: AbortSignal | undefined, timeoutMs: number, failed?: (error: unknown) => void): Promise<Answer> {
+  /** Sends until answered with a final status (or `signal` aborts); `failed` hears of each failed try (an error, or a status tried again). */
+  private async call(method: string, path: string, body: string | undefined, signal: AbortSignal | undefined, timeoutMs: number, failed?: (failure: { error: unknown } | { status: number }) => void): Promise<Answer> {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       let answer: Answer | undefined;
@@ -190,10 +191,11 @@ export class WorkerProtocol {
           this.reached();
           return answer;
         }
+        failed?.({ status: answer.status });
         failure = `answered ${answer.status}`;
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        failed?.(error);
+        failed?.({ error });
         failure = describe(error);
       }
       const retryAfter = answer?.headers['retry-after'];

@@ -40,6 +40,19 @@ test('an output within the character limit is kept whole however many bytes its 
   }
 });
 
+test('a JSON answer whose output is within the limit but printed with escapes (\\u00e9: six bytes a character) is kept whole: its score is read', async () => {
+  const printed = `{"output": "${'\\u00e9'.repeat(5000)}", "score": 1}`;
+  const runner = new CommandRunner({ command: `printf '%s' '${printed}'`, timeoutS: 30, outputCharsMax: 5002 });
+  try {
+    const outcome = await runner.execute(task, { signal: new AbortController().signal });
+    assert.is(outcome.kind, 'result');
+    const { fields } = outcome as { fields: { output: unknown; score: unknown } };
+    assert.equal([fields.output, fields.score], ['é'.repeat(5000), 1]);
+  } finally {
+    runner.close();
+  }
+});
+
 test('outputAfterExitMs: once the shell has exited, output held open by a process outside its group is waited for a second at most; what came is read', async () => {
   // setsid puts the sleep in a session of its own, out of reach of the group's kill, holding standard
   // output open; the shell lingers 0.2 s so that the sleep has left the group before the shell ends.

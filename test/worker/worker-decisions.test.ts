@@ -180,6 +180,13 @@ test('output past the capture: text cut to the service\'s output limit as JSON, 
   assert.equal(tooLarge, { status: 'error', error: "the command's output is 202 characters as JSON; the service keeps at most 100" });
 });
 
+test('text within the capture but past the output limit: cut to the limit and marked too, with the bytes printed', () => {
+  const fields = outputFields('x'.repeat(200), 0, 100);
+  assert.ok(typeof fields.output === 'string' && fields.output.endsWith('\n[output truncated: 200 bytes in all]'), String(fields.output));
+  assert.ok(JSON.stringify(fields.output).length <= 100);
+  assert.is(outputFields('x'.repeat(98) + '\n', 0, 100).output, 'x'.repeat(98), 'text that fits is kept whole, unmarked');
+});
+
 test('exits: 75 is rate_limited; another code or a signal an error with the tail of stderr; a timeout says so', () => {
   assert.equal(commandOutcome(ended({ code: 75, stdout: 'ignored' })), { kind: 'rate_limited' });
   assert.equal(commandOutcome(ended({ code: 2, stderrTail: 'Traceback...\nValueError: bad\n' })), { kind: 'result', fields: { status: 'error', error: 'exit code 2\nTraceback...\nValueError: bad', latency_ms: 12.5 } });

@@ -115,6 +115,20 @@ test('a lease whose first try failed after it was sent may have leased tasks: th
   }
 });
 
+test('a lease answered 500, 502 or 504 and tried again may have leased tasks (the service, or a proxy that forwarded it, may have acted); one answered 503 did not', async () => {
+  for (const [status, mayHaveLost] of [[500, true], [502, true], [504, true], [503, false]] as const) {
+    const { url, server } = await scripted([json(status, { detail: 'upstream' }), json(200, { tasks: [] })]);
+    const protocol = new WorkerProtocol({ url, apiKey: 'key', backoff: fast });
+    try {
+      const leased = await protocol.lease('w', { max: 1, wait_ms: 0, run: null });
+      assert.is(leased.mayHaveLost, mayHaveLost, `after ${status}`);
+    } finally {
+      protocol.close();
+      await close(server);
+    }
+  }
+});
+
 test('a completion carrying the next lease sends both in one body; a first try that failed after it was sent may have leased tasks, and the answer says so', async () => {
   const bodies: string[] = [];
   const answer = json(200, { results: [{ task: 't1', outcome: 'accepted' }], tasks: [] });
@@ -142,10 +156,10 @@ test('a completion carrying the next lease sends both in one body; a first try t
 });
 
 /** A task leased for `leaseMs` from now (a negative one has run out already). */
-function leasedTask(id: string, leaseMs = 60_000): LeasedTask {
+function leasedTask(id: string, leaseMs = 60_000, lease = `lease-${id}`): LeasedTask {
   return {
     id,
-    lease: `lease-${id}`,
+    lease,
     lease_expires_at: new Date(Date.now() + leaseMs).toISOString(),
     run: 'run',
     iteration: { id: 'iteration', iteration_name: 'candidate', agent_code: null },
@@ -155,12 +169,21 @@ function leasedTask(id: string, leaseMs = 60_000): LeasedTask {
   };
 }
 
+type HeartbeatAnswer = { stop: string[]; leases: number };
+
+/** A promise the test resolves when it wants to. */
+function gate(): { open: () => void; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
 /** A protocol whose answers a test scripts; it records what it was asked. */
 class FakeProtocol {
   calls: string[] = [];
   registered = 0;
   leases: (() => Promise<Leased> | Leased)[] = [];
-  heartbeats: ((tasks: readonly string[]) => { stop: string[]; leases: number })[] = [];
+  heartbeats: ((tasks: readonly string[], signal?: AbortSignal) => HeartbeatAnswer | Promise<HeartbeatAnswer>)[] = [];
   completions: string[][] = [];
   completeAnswer: (items: string[], signal?: AbortSignal) => Promise<{ results: { task: string; outcome: 'accepted' }[] }> = async (items) => ({
     results: items.map((item) => ({ task: JSON.parse(item).task, outcome: 'accepted' as const })),
@@ -176,9 +199,9 @@ class FakeProtocol {
     if (next) return next();
     return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
   }
-  async heartbeat(worker: string, tasks: readonly string[]) {
+  async heartbeat(worker: string, tasks: readonly string[], signal?: AbortSignal) {
     this.calls.push(`heartbeat ${worker} ${tasks.join(',')}`);
-    return (this.heartbeats.shift() ?? (() => ({ stop: [], leases: tasks.length })))(tasks);
+    return (this.heartbeats.shift() ?? (() => ({ stop: [], leases: tasks.length })))(tasks, signal);
   }
   async complete(worker: string, items: string[], signal?: AbortSignal) {
     this.calls.push(`complete ${worker}`);
@@ -207,14 +230,14 @@ class FakeProtocol {
 const leased = (tasks: LeasedTask[], mayHaveLost = false): Leased => ({ tasks, receivedAtMs: Date.now(), offsetMs: 0, mayHaveLost });
 const ok: Executor = async () => ({ kind: 'result', fields: { output: 'ok', score: 1 } });
 
-function loopOf(protocol: FakeProtocol, execute: Executor = ok, settings: { concurrency?: number; batch?: number; finishMs?: number } = {}) {
+function loopOf(protocol: FakeProtocol, execute: Executor = ok, settings: { concurrency?: number; batch?: number; finishMs?: number; graceMs?: number } = {}) {
   return new WorkerLoop({
     protocol: protocol as never,
     execute,
     concurrency: settings.concurrency ?? 2,
     batch: settings.batch ?? 2,
     run: null,
-    graceMs: 1000,
+    graceMs: settings.graceMs ?? 1000,
     finishMs: settings.finishMs ?? 1000,
     identity: { name: 'test', host: 'here', metadata: null },
   });
@@ -381,6 +404,205 @@ test('a completion\'s answers settle each result: accepted by status, stale, can
   await running;
   assert.equal([loop.counts.done, loop.counts.stale, loop.counts.cancelled, loop.counts.refused], [2, 1, 1, 0]);
   assert.equal(protocol.completions[1]!.map((item) => JSON.parse(item)), [{ task: 'd', lease: 'lease-d', output: 'ok' }], 'without the score the run refused');
+});
+
+/** An executor that runs each copy (by lease token) until its gate opens or its signal aborts; it records which copies were aborted. */
+function gated(gates: Record<string, Promise<void>>) {
+  const started: string[] = [];
+  const aborted: string[] = [];
+  const execute: Executor = async (task, control) => {
+    started.push(task.lease);
+    await new Promise<void>((resolve) => {
+      void gates[task.lease]?.then(resolve);
+      control.signal.addEventListener('abort', () => {
+        aborted.push(task.lease);
+        resolve();
+      });
+    });
+    return { kind: 'result', fields: { output: task.lease, score: 1 } };
+  };
+  return { started, aborted, execute };
+}
+
+const sentLeases = (protocol: FakeProtocol) => protocol.completions.flat().map((item) => JSON.parse(item).lease as string);
+
+test('a task leased again to the same worker (its first lease ran out) while its first copy runs: the copies are held apart; the first ending leaves the second held, and a stop aborts it', async () => {
+  const protocol = new FakeProtocol();
+  const first = gate();
+  protocol.leases.push(() => leased([leasedTask('X', 60_000, 'L1')]));
+  protocol.leases.push(() => leased([leasedTask('X', 60_000, 'L2')]));
+  const copies = gated({ L1: first.opened });
+  const loop = loopOf(protocol, copies.execute, { concurrency: 2, batch: 1, graceMs: 50 });
+  const running = loop.run();
+  await until(() => copies.started.length === 2, 'both copies running');
+  assert.is(loop.load().held, 2);
+  first.open();
+  await until(() => sentLeases(protocol).includes('L1'), 'the first copy\'s result sent');
+  assert.equal([loop.load().held, loop.counts.running], [1, 1], 'the second copy is still held');
+  loop.stop();
+  assert.is(await running, 'stopped');
+  assert.equal(copies.aborted, ['L2'], 'the second copy was aborted at the grace\'s end, before the worker ended');
+  assert.is(loop.counts.stopped, 1);
+});
+
+test('a heartbeat\'s stop means the copies it named: a copy of the same task leased again after it was sent runs on', async () => {
+  const protocol = new FakeProtocol();
+  const second = gate();
+  const secondDone = gate();
+  const beatAnswer = gate();
+  // L1 lasts a second: heartbeats a third of that apart.
+  protocol.leases.push(() => leased([leasedTask('X', 1000, 'L1')]));
+  protocol.leases.push(async () => {
+    await second.opened;
+    return leased([leasedTask('X', 60_000, 'L2')]);
+  });
+  // Sent while only L1 is held; answered (L1 ran out: stop X) once L2 has come.
+  protocol.heartbeats.push(async () => {
+    await beatAnswer.opened;
+    return { stop: ['X'], leases: 1 };
+  });
+  const copies = gated({ L2: secondDone.opened });
+  const loop = loopOf(protocol, copies.execute, { concurrency: 2, batch: 1 });
+  const running = loop.run();
+  await until(() => protocol.calls.includes('heartbeat worker-1 X'), 'a heartbeat naming X');
+  second.open();
+  await until(() => copies.started.includes('L2'), 'the second copy running');
+  beatAnswer.open();
+  await until(() => copies.aborted.length > 0, 'a copy stopped');
+  secondDone.open();
+  await until(() => sentLeases(protocol).includes('L2'), 'the second copy\'s result sent');
+  loop.stop();
+  await running;
+  assert.equal(copies.aborted, ['L1'], 'the stop meant the copy whose lease ran out');
+  assert.equal(sentLeases(protocol), ['L2']);
+});
+
+test('the lost-lease count waits for no completion: one about to go out when the count starts stays back until it is answered, and the lost lease is found', async () => {
+  const protocol = new FakeProtocol();
+  // The leases the service holds for this worker, as it decides each call.
+  const serviceHolds = new Set(['a', 'b']);
+  const bDone = gate();
+  const firstAnswer = gate();
+  protocol.leases.push(() => leased([leasedTask('a'), leasedTask('b')]));
+  // a's completion carries the next lease: the service leases 'lost', and its answer comes after a reset, empty.
+  protocol.leases.push(() => {
+    serviceHolds.add('lost');
+    return leased([], true);
+  });
+  let counting = false;
+  let completionDuringCount = false;
+  protocol.completeAnswer = async (items) => {
+    if (counting) completionDuringCount = true;
+    for (const item of items) serviceHolds.delete(JSON.parse(item).task);
+    if (protocol.completions.length === 1) await firstAnswer.opened;
+    return { results: items.map((item) => ({ task: JSON.parse(item).task, outcome: 'accepted' as const })) };
+  };
+  // The count: decided a moment after it is sent (a completion sent beside it would land first).
+  protocol.heartbeats.push(async () => {
+    counting = true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    counting = false;
+    return { stop: [], leases: serviceHolds.size };
+  });
+  const loop = loopOf(protocol, async (task) => {
+    if (task.id === 'b') await bDone.opened;
+    return { kind: 'result', fields: { output: 'ok', score: 1 } };
+  });
+  const running = loop.run();
+  await until(() => protocol.calls.includes('complete+lease worker-1'), 'a\'s result on its way with the next lease');
+  bDone.open();
+  await until(() => loop.load().unsent === 2, 'b\'s result waiting behind it');
+  firstAnswer.open();
+  await until(() => protocol.registered === 2, 'registered again: the lost lease found');
+  loop.stop();
+  await running;
+  assert.not.ok(completionDuringCount, 'no completion went out while the count was on its way');
+  assert.is(loop.counts.done, 2);
+});
+
+test('a stop while the lost-lease count cannot reach the service ends the count: the worker stops and says goodbye', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([], true));
+  // The count's heartbeat is tried again and again until its signal aborts.
+  protocol.heartbeats.push((_tasks, signal) => new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason))));
+  const loop = loopOf(protocol, ok, { finishMs: 100, graceMs: 50 });
+  const running = loop.run();
+  await until(() => protocol.calls.includes('heartbeat worker-1 '), 'the count on its way');
+  loop.stop();
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([running, new Promise((resolve) => (timer = setTimeout(() => resolve('still running after 2 s'), 2000)))]);
+  clearTimeout(timer);
+  assert.is(ended, 'stopped');
+  assert.is(protocol.calls.at(-2), 'goodbye worker-1');
+  assert.is(protocol.registered, 1);
+});
+
+test('a stop with a grace: a task that ignores its aborted signal is not waited for past the grace; its late outcome is dropped', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([leasedTask('stubborn')]));
+  const late = gate();
+  const ignoring: Executor = async () => {
+    await late.opened;
+    return { kind: 'result', fields: { output: 'late', score: 1 } };
+  };
+  const loop = loopOf(protocol, ignoring, { graceMs: 50, finishMs: 100 });
+  const running = loop.run();
+  await until(() => loop.counts.running === 1, 'the task running');
+  loop.stop();
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([running, new Promise((resolve) => (timer = setTimeout(() => resolve('still waiting after 1 s'), 1000)))]);
+  clearTimeout(timer);
+  late.open();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.is(ended, 'stopped');
+  assert.equal([loop.counts.running, loop.counts.stopped, loop.counts.done], [0, 1, 0]);
+  assert.equal([loop.load(), protocol.completions], [{ held: 0, unsent: 0 }, []], 'its late outcome was dropped, not sent');
+  assert.ok(protocol.calls.includes('goodbye worker-1'));
+});
+
+test('draining after lost leases: a heartbeat still being tried again when the drain says goodbye is given up, not left to be refused as the old worker\'s and stop the worker', async () => {
+  const protocol = new FakeProtocol();
+  const gone = new Set<string>();
+  const goodbye = protocol.goodbye.bind(protocol);
+  protocol.goodbye = async (worker: string) => {
+    gone.add(worker);
+    return goodbye(worker);
+  };
+  // A second's lease: heartbeats a third of a second apart, while the task runs 450 ms.
+  protocol.leases.push(() => leased([leasedTask('a', 1000)], true));
+  // The count: the service holds a lease more than the worker knows.
+  protocol.heartbeats.push((tasks) => ({ stop: [], leases: tasks.length + 1 }));
+  // The next, periodic: the service busy (tried again) for 300 ms, unless given up; by then a worker said goodbye to is unknown.
+  let periodicEnded = false;
+  protocol.heartbeats.push(async (tasks, signal) => {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, 300);
+        signal?.addEventListener('abort', () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        });
+      });
+      if (gone.has('worker-1')) throw new WorkerRefused(404, { detail: 'Not found.' }, 'heartbeat');
+      return { stop: [], leases: tasks.length };
+    } finally {
+      periodicEnded = true;
+    }
+  });
+  const loop = loopOf(protocol, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    return { kind: 'result', fields: { output: 'ok', score: 1 } };
+  });
+  let failure: unknown;
+  const running = loop.run().catch((error: unknown) => (failure = error));
+  await until(() => protocol.calls.includes('heartbeat worker-1 a') && protocol.calls.filter((call) => call.startsWith('heartbeat worker-1')).length === 2, 'the periodic heartbeat on its way');
+  await until(() => protocol.registered === 2 && periodicEnded, 'registered again, the heartbeat ended');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  loop.stop();
+  assert.is(await running, 'stopped');
+  assert.is(failure, undefined);
+  const order = protocol.calls.filter((call) => call.startsWith('goodbye') || call.startsWith('register'));
+  assert.equal(order, ['register', 'goodbye worker-1', 'register', 'goodbye worker-2']);
 });
 
 test.run();
