@@ -128,7 +128,11 @@ function resolveFields(input: ResultInput, limits: ResultLimits): { errors: Fiel
   const dimensions = input.dimension_scores ?? null;
   if (dimensions && countKeys(dimensions) > limits.resultDimensionsMax) {
     errors.dimension_scores = [`Ensure this field has no more than ${limits.resultDimensionsMax} elements.`];
+  } else if (dimensions && !Object.keys(dimensions).every(isWellFormed)) {
+    errors.dimension_scores = [lonelySurrogate];
   }
+  // Text is stored as UTF-8, which has no lone surrogate: one would come back changed.
+  if (typeof input.error === 'string' && !isWellFormed(input.error)) errors.error = [lonelySurrogate];
   // Most rows send no output: 'null' without a call to JSON.stringify.
   const output = input.output === undefined || input.output === null ? 'null' : JSON.stringify(input.output);
   if (output.length > limits.resultOutputCharsMax) {
@@ -145,6 +149,12 @@ function writtenOf(input: ResultInput): WrittenFields {
     if (typeof id === 'string') fields[name] = id.toLowerCase();
   }
   return fields as WrittenFields;
+}
+
+const lonelySurrogate = 'Enter valid text: it holds a lone surrogate (half of a UTF-16 pair), which cannot be stored.';
+
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 function countKeys(object: object): number {

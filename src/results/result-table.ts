@@ -128,7 +128,8 @@ export class ResultTable {
    */
   columns(): ResultColumns {
     const rows = this.rows;
-    const dimensions: Record<string, Float64Array> = {};
+    // No prototype: a dimension may be named anything ("__proto__", "constructor") and stay a dimension.
+    const dimensions: Record<string, Float64Array> = Object.create(null);
     for (const name of this.dimensionNames()) dimensions[name] = this.dimensionColumns.get(name)!.subarray(0, rows);
     return {
       datapoints: this.head.length,

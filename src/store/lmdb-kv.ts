@@ -138,6 +138,11 @@ function codecEncoder(codec: ValueCodec, legacy: { decode(bytes: Uint8Array): un
   };
 }
 
+/** lmdb-js's transactionAsync as it is (its typings leave out `asChild`, and that it answers a promise). */
+interface ChildTransactions {
+  transactionAsync(callback: () => void, asChild: true): Promise<void>;
+}
+
 export class LmdbKv implements Kv {
   readonly kind = 'lmdb' as const;
   private env: RootDatabase;
@@ -168,12 +173,14 @@ export class LmdbKv implements Kv {
    * lmdb-js runs the callbacks of queued transactions in order when their LMDB transaction begins
    * (several share one commit when they wait together), and a commit that fails does not stop the
    * next one: late ops are made and `requires` is checked in the callback, where reads see every
-   * earlier write, before anything is put.
+   * earlier write, before anything is put. Each callback runs as a child transaction: lmdb-js
+   * commits the others of a shared transaction when one throws, so one that throws part way
+   * through its puts (a value its encoder refuses) must leave none of them behind.
    */
   write(late: readonly KvOp[] | (() => LateWrite)): Promise<void> {
     // Not async: an async function's frame would hold `late`, and the ops it made, until the
     // commit is durable.
-    return this.env.transaction(() => {
+    return (this.env as unknown as ChildTransactions).transactionAsync(() => {
       const { ops, requires } = typeof late === 'function' ? late() : { ops: late, requires: undefined };
       if (requires && !requires.db.has(requires.key)) throw new RequiredKeyMissing(requires);
       for (const op of ops) {
@@ -181,7 +188,7 @@ export class LmdbKv implements Kv {
         if (op.value === undefined) handle.remove(op.key as LmdbKey);
         else handle.put(op.key as LmdbKey, op.value);
       }
-    });
+    }, true);
   }
 
   stats() {

@@ -78,11 +78,17 @@ function exact(value: JsonValue | undefined): unknown {
   return value ?? null;
 }
 
-/** A JSON string attribute parsed; one that is not JSON is kept as the string (and refused later). */
+/**
+ * A JSON string attribute parsed; one that is not JSON is kept as the string (and refused later),
+ * and so is one with an object key named __proto__, as a request body's is.
+ */
 function parsedJson(value: JsonValue | undefined): unknown {
   if (typeof value !== 'string') return value ?? null;
   try {
-    return JSON.parse(value) as unknown;
+    return JSON.parse(value, (key, parsed: unknown) => {
+      if (key === '__proto__') throw new SyntaxError('an object key named __proto__');
+      return parsed;
+    }) as unknown;
   } catch {
     return value;
   }

@@ -210,7 +210,7 @@ function comparePasses(from: ComparedSide, to: ComparedSide, paired: readonly nu
 
 /** Every dimension both sides have, paired over the datapoints that have it on both; Holm across them. */
 function compareDimensions(from: ComparedSide, to: ComparedSide, confidence: number): DimensionComparison[] {
-  const names = Object.keys(from.columns.dimensions).filter((name) => name in to.columns.dimensions).sort();
+  const names = Object.keys(from.columns.dimensions).filter((name) => Object.hasOwn(to.columns.dimensions, name)).sort();
   const estimates = names.map((name) => {
     const valuesFrom = dimensionMeans(from.columns, name);
     const valuesTo = dimensionMeans(to.columns, name);

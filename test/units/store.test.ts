@@ -74,6 +74,22 @@ test('a write is all or nothing; a removal is a write without a value; has() tel
     assert.equal([db.has(['k', 1]), db.has(['k', 2]), db.has(['k'])], [false, true, false], kv.kind);
   }));
 
+test('on LMDB a write refused part way through its puts (a key too large) leaves none of them, and a write sharing its transaction is kept', async () => {
+  const dir = tempDataDir();
+  const kv = new LmdbKv(dir);
+  try {
+    const db = kv.db('partial');
+    const refused = kv.write([{ db, key: ['kept?', 1], value: 1 }, { db, key: ['x'.repeat(4000)], value: 2 }]).then(() => null, (error: unknown) => error);
+    const beside = kv.write([{ db, key: ['beside'], value: 3 }]);
+    assert.instance(await refused, Error);
+    await beside;
+    assert.equal([db.get(['kept?', 1]), db.get(['beside'])], [undefined, 3], 'nothing of the refused write, all of the other');
+  } finally {
+    await kv.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a late write is made when its turn comes and applies only if the key it requires is there by then', () =>
   withBoth(async (kv) => {
     const db = kv.db('requires');
