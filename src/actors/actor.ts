@@ -81,6 +81,8 @@ interface Batch<Command, Event> {
   gone: boolean;
   /** Applying an event failed while deciding for this batch: it writes nothing and fails. */
   corrupted?: unknown;
+  /** Resolves once the store has begun its transaction (or it failed before): a full batch is waited for so. */
+  sealed?: { promise: Promise<void>; resolve: () => void };
 }
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
@@ -278,8 +280,12 @@ export class Actor<State, Command, Event> implements StreamActor {
 
   /** Waits until a batch may start: fewer than the bound in flight, none rewriting or failed. */
   private async roomToCommit(): Promise<void> {
-    while (this.inFlight.length > 0 && (this.inFlight.length >= this.env.limits.commitsInFlightMax || this.rewriting || this.failed)) {
-      await this.inFlight[0];
+    for (;;) {
+      // A full batch the store has not begun: it is written from the state as it is when it
+      // begins (its snapshot, whether the stream ends), so nothing more may be decided before.
+      if (this.open) await this.open.sealed!.promise;
+      else if (this.inFlight.length > 0 && (this.inFlight.length >= this.env.limits.commitsInFlightMax || this.rewriting || this.failed)) await this.inFlight[0];
+      else return;
     }
   }
 
@@ -353,7 +359,11 @@ export class Actor<State, Command, Event> implements StreamActor {
   private start(batch: Batch<Command, Event>): void {
     const eventful = batch.messages.some((message) => 'events' in message && message.events.length > 0);
     const stored = batch.corrupted === undefined && (eventful || this.inFlight.length > 0);
-    if (stored) this.open = batch;
+    if (stored) {
+      let resolve!: () => void;
+      batch.sealed = { promise: new Promise<void>((done) => (resolve = done)), resolve };
+      this.open = batch;
+    }
     const written = stored ? this.write(() => this.seal(batch)) : Promise.resolve<Outcome>({ ok: true });
     const previous = this.inFlight.at(-1);
     const outcome = previous ? previous.then(() => written) : written;
@@ -365,7 +375,7 @@ export class Actor<State, Command, Event> implements StreamActor {
    * It requires the entry the newest batch before it appends; nothing starts behind a rewrite.
    */
   private seal(batch: Batch<Command, Event>): LateWrite {
-    if (this.open === batch) this.open = undefined;
+    this.closeOpen(batch);
     if (batch.corrupted !== undefined) return { ops: [] };
     const requires = this.newestEntry;
     const { ops, appended } = this.commitOf(batch);
@@ -389,10 +399,17 @@ export class Actor<State, Command, Event> implements StreamActor {
     );
   }
 
+  /** The batch takes no more messages: the store began it, or it failed first. */
+  private closeOpen(batch: Batch<Command, Event>): void {
+    if (this.open !== batch) return;
+    this.open = undefined;
+    batch.sealed!.resolve();
+  }
+
   /** The oldest batch in flight has its outcome: answer it, and reload once a failure has drained. */
   private settle(batch: Batch<Command, Event>, outcome: Outcome): void {
     this.inFlight.shift();
-    if (this.open === batch) this.open = undefined; // it failed before the store began it
+    this.closeOpen(batch); // it failed before the store began it
     if (outcome.ok && !this.failed && batch.corrupted === undefined) {
       this.finish(batch);
     } else {

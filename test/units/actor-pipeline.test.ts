@@ -67,7 +67,7 @@ test('messages waiting together share one commit, behind the one in flight', asy
   assert.is(kv.writes, 2);
 });
 
-test('beyond commitBatchMax messages, a batch is full and the rest start the next', async () => {
+test('beyond commitBatchMax messages, a batch is full and the rest start the next once the store has begun it', async () => {
   const { kv, append } = pipelined({ commitBatchMax: 3 });
   const sent = [append(0)];
   await turn();
@@ -75,10 +75,50 @@ test('beyond commitBatchMax messages, a batch is full and the rest start the nex
   await turn();
   sent.push(append(6), append(7));
   await turn();
-  assert.is(kv.queued, 4, '[0], then [1, 2, 3], then [4, 5] joined by [6], then [7]');
+  assert.is(kv.queued, 2, '[0], then [1, 2, 3], full: the rest wait until the store begins it');
   await kv.settleAll();
   await Promise.all(sent);
-  assert.is(kv.writes, 4);
+  assert.is(kv.writes, 4, '[0], [1, 2, 3], [4, 5, 6], [7]');
+});
+
+test('a full batch waiting for the store is written from the state as it is then: its snapshot holds nothing decided after it, and recovery gives what was acknowledged', async () => {
+  const { env, kv } = environment(undefined, { commitBatchMax: 3, commitsInFlightMax: 2, snapshotEvery: 3 });
+  kv.queueWrites();
+  const other = new Actor(listKind, 'other', env);
+  const actor = new Actor(listKind, 'a', env);
+  // Another stream's write holds the store while five messages come: [1, 2, 3] fills up (a snapshot) unbegun.
+  const sent: Promise<unknown>[] = [other.ask({ type: 'Append', value: 100 })];
+  await turn();
+  for (let value = 1; value <= 5; value++) sent.push(actor.ask({ type: 'Append', value }));
+  await turn();
+  await kv.settleAll();
+  await Promise.all(sent);
+  const stream = [...env.journal.streams()].find((one) => one.id === 'a')!;
+  assert.equal([stream.snapshot!.seq, (stream.snapshot!.state as { values: number[] }).values], [3, [1, 2, 3]]);
+  const recovered = new Actor(listKind, 'a', { ...env, journal: new Journal(kv.inner) }, stream).current;
+  assert.equal(recovered.values, [1, 2, 3, 4, 5]);
+});
+
+test('a full snapshot batch that fails: nothing decided behind it lands (no journal gap), and the store recovers', async () => {
+  const { env, kv } = environment(undefined, { commitBatchMax: 3, commitsInFlightMax: 2, snapshotEvery: 3 });
+  kv.queueWrites();
+  const other = new Actor(listKind, 'other', env);
+  const actor = new Actor(listKind, 'a', env);
+  const answers = new Map<number, string>();
+  const sent: Promise<unknown>[] = [other.ask({ type: 'Append', value: 100 })];
+  await turn();
+  for (let value = 1; value <= 5; value++) sent.push(actor.ask({ type: 'Append', value }).then(() => answers.set(value, 'ok'), (error: Error) => answers.set(value, error.name)));
+  await turn();
+  await kv.settleNext();
+  await kv.settleNext(diskFull());
+  await kv.settleAll();
+  await Promise.all(sent);
+  assert.equal([1, 2, 3].map((value) => answers.get(value)), ['Unavailable', 'Unavailable', 'Unavailable']);
+  const streams = [...new Journal(kv.inner).streams()];
+  const stored = streams.find((one) => one.id === 'a');
+  const recovered = new Actor(listKind, 'a', { ...env, journal: new Journal(kv.inner) }, stored).current;
+  assert.equal(recovered.values, [4, 5].filter((value) => answers.get(value) === 'ok'), 'exactly what was acknowledged');
+  assert.equal(actor.current.values, recovered.values);
 });
 
 test('each message is answered only after its own commit is durable', async () => {
