@@ -190,6 +190,8 @@ interface StoredCompleted extends Omit<Completed, 'tasks'> {
   cost: number[];
   /** [index in the lists, error] of the tasks that failed. */
   errors: [number, string][];
+  /** Indexes in the lists of the tasks skipped instead of queued again (absent: none, as in events written before). */
+  skipped?: number[];
 }
 
 export const runEventCodec: EventCodec<JobEvent> = {
@@ -199,6 +201,8 @@ export const runEventCodec: EventCodec<JobEvent> = {
     const { tasks } = event;
     const errors: [number, string][] = [];
     tasks.forEach((task, i) => task.error !== null && errors.push([i, task.error]));
+    const skipped: number[] = [];
+    tasks.forEach((task, i) => task.skipped && skipped.push(i));
     return {
       type: event.type,
       run: event.run,
@@ -208,6 +212,7 @@ export const runEventCodec: EventCodec<JobEvent> = {
       readyAt: tasks.map((task) => task.readyAt),
       cost: tasks.map((task) => task.cost),
       errors,
+      ...(skipped.length > 0 ? { skipped } : {}),
     } satisfies StoredCompleted;
   },
   decode(stored) {
@@ -219,6 +224,7 @@ export const runEventCodec: EventCodec<JobEvent> = {
     }
     if (event.type !== 'TasksCompleted' || !('positions' in event)) return event as JobEvent;
     const errors = new Map(event.errors);
+    const skipped = new Set(event.skipped ?? []);
     const tasks = event.positions.map((position, i): CompletedTask => ({
       position,
       to: completedTo[event.to[i]!]!,
@@ -226,6 +232,7 @@ export const runEventCodec: EventCodec<JobEvent> = {
       error: errors.get(i) ?? null,
       cost: event.cost[i]!,
       result: null,
+      ...(skipped.has(i) ? { skipped: true as const } : {}),
     }));
     return { type: event.type, run: event.run, nowMs: event.nowMs, tasks };
   },

@@ -143,6 +143,8 @@ export interface CompletedTask {
   readonly cost: number;
   /** The row a done or dead task writes, in the event's commit; not journaled (the results store keeps it). */
   readonly result: TaskResult | null;
+  /** A retry or rate-limited task of a race's stopped candidate: skipped (and saved) instead of queued again. */
+  readonly skipped?: true;
 }
 
 export type RunEvent =
@@ -151,7 +153,8 @@ export type RunEvent =
   | { type: 'TasksLeased'; run: string; worker: string; positions: readonly number[]; tokens: readonly string[]; rankAfter: number; expiresAt: number }
   | { type: 'LeasesExtended'; run: string; worker: string; expiresAt: number }
   | { type: 'TasksCompleted'; run: string; nowMs: number; tasks: readonly CompletedTask[] }
-  | { type: 'WorkerReleased'; run: string; worker: string; nowMs: number }
+  /** `skipped`: the positions, among those it held, skipped instead of queued again (a race's stopped candidates'); absent: none. */
+  | { type: 'WorkerReleased'; run: string; worker: string; nowMs: number; skipped?: readonly number[] }
   | { type: 'TasksQueuedAgain'; run: string; positions: readonly number[]; nowMs: number }
   | { type: 'RunEnded'; run: Run; tasksEnd: 'skipped' | 'cancelled' }
   /** A racing run's completions: their values, its candidates' new standings; a candidate it stops has its queued tasks skipped. */
@@ -253,14 +256,19 @@ function completedTask(state: RunState, item: CompletionItem, nowMs: number, lim
   const { run, tasks } = state;
   const { position, result } = item;
   if (result === 'rate_limited') {
-    return { position, to: 'rate_limited', readyAt: nowMs + retryDelay(run, position, 1, limits), error: null, cost: 0, result: null };
+    return skippedInRace(state, { position, to: 'rate_limited', readyAt: nowMs + retryDelay(run, position, 1, limits), error: null, cost: 0, result: null });
   }
   const { fields } = result.row;
   const cost = fields.cost ?? 0;
   if (fields.status === 'ok') return { position, to: 'done', readyAt: nowMs, error: null, cost, result };
   const tries = tasks.tries[position]! + 1;
   if (tries >= run.max_tries) return { position, to: 'dead', readyAt: nowMs, error: fields.error, cost, result };
-  return { position, to: 'retry', readyAt: nowMs + retryDelay(run, position, tries, limits), error: fields.error, cost, result: null };
+  return skippedInRace(state, { position, to: 'retry', readyAt: nowMs + retryDelay(run, position, tries, limits), error: fields.error, cost, result: null });
+}
+
+/** A task going back to the queue, or skipped instead when it is a race's stopped candidate's (the event says which). */
+function skippedInRace(state: RunState, task: CompletedTask): CompletedTask {
+  return stopsInRace(state, task.position) ? { ...task, skipped: true } : task;
 }
 
 /** What ended tasks bring a race: each done task's score, each dead one's error (null). */
@@ -286,7 +294,7 @@ function endingAfter(state: RunState, completed: readonly CompletedTask[], advan
     cost += task.cost;
     if (task.to !== 'rate_limited') executed++;
     if (task.to === 'done' || task.to === 'dead') ended++;
-    else if (stopsInRace(state, task.position)) ended++; // back to the queue of a stopped candidate: skipped
+    else if (task.skipped) ended++;
     if (task.to === 'dead') dead++;
   }
   const { max_cost, max_tasks } = run.budget;
@@ -340,9 +348,12 @@ export function decideRelease(state: RunState, worker: string, nowMs: number): R
  */
 function released(state: RunState, workers: readonly string[], nowMs: number): RunEvent[] {
   const { run, tasks } = state;
-  const events: RunEvent[] = workers.map((worker) => ({ type: 'WorkerReleased', run: run.id, worker, nowMs }));
   let skipped = 0;
-  for (const worker of workers) for (const position of tasks.byWorker.get(worker) ?? []) if (stopsInRace(state, position)) skipped++;
+  const events: RunEvent[] = workers.map((worker) => {
+    const skippedOfWorker = [...(tasks.byWorker.get(worker) ?? [])].filter((position) => stopsInRace(state, position));
+    skipped += skippedOfWorker.length;
+    return skippedOfWorker.length > 0 ? { type: 'WorkerReleased', run: run.id, worker, nowMs, skipped: skippedOfWorker } : { type: 'WorkerReleased', run: run.id, worker, nowMs };
+  });
   const { done, dead, skipped: skippedBefore, cancelled } = tasks.counts;
   if (skipped > 0 && done + dead + skippedBefore + cancelled + skipped === tasks.total) {
     events.push(everyTaskEnded(run, dead === tasks.total, new Date(nowMs).toISOString()));
@@ -440,9 +451,10 @@ export function applyRunEvent(state: RunState, event: Exclude<RunEvent, { type: 
       for (const task of event.tasks) applyCompleted(state, task);
       break;
     case 'WorkerReleased': {
-      const skippedBefore = tasks.counts.skipped;
-      tasks.releaseWorker(event.worker, event.nowMs, (position) => stopsInRace(state, position));
-      if (state.race) state.race.tasksSaved += tasks.counts.skipped - skippedBefore;
+      // As the event says (one journaled before skipping existed skips nothing): replay is the live path.
+      const skipped = new Set(event.skipped ?? []);
+      tasks.releaseWorker(event.worker, event.nowMs, (position) => skipped.has(position));
+      if (state.race) state.race.tasksSaved += skipped.size;
       break;
     }
     case 'TasksQueuedAgain':
@@ -468,13 +480,13 @@ function applyCompleted(state: RunState, task: CompletedTask): void {
   spending.cost += task.cost;
   if (task.to === 'rate_limited') {
     spending.inFlightAllowed = Math.max(1, Math.floor(Math.min(spending.inFlightAllowed, tasks.counts.leased) / 2));
-    backToQueue(state, task.position, task.readyAt, false);
+    backToQueue(state, task, false);
     return;
   }
   spending.executed++;
   if (task.error !== null) tasks.noteError(task.position, task.error);
   if (task.to === 'retry') {
-    backToQueue(state, task.position, task.readyAt, true);
+    backToQueue(state, task, true);
     return;
   }
   if (task.to === 'done') {
@@ -484,18 +496,14 @@ function applyCompleted(state: RunState, task: CompletedTask): void {
   tasks.end(task.position, task.to);
 }
 
-/**
- * A leased task goes back to the queue (a retry, rate limited, its lease given back), unless it is
- * a stopped race candidate's: then it is skipped, as its queued ones were when it stopped (the
- * deciders count it so: endingAfter, released).
- */
-function backToQueue(state: RunState, position: number, readyAt: number, failed: boolean): void {
-  if (stopsInRace(state, position)) {
-    state.tasks.end(position, 'skipped');
+/** A leased task goes back to the queue (a retry, rate limited), unless the decision skipped it (a race's stopped candidate's). */
+function backToQueue(state: RunState, task: CompletedTask, failed: boolean): void {
+  if (task.skipped) {
+    state.tasks.end(task.position, 'skipped');
     state.race!.tasksSaved++;
     return;
   }
-  state.tasks.requeue(position, readyAt, failed);
+  state.tasks.requeue(task.position, task.readyAt, failed);
 }
 
 // ---- retries' waits ----

@@ -154,6 +154,18 @@ test('a run\'s events journaled compactly read back the same (a completion witho
   assert.equal(nextDecisions(replayed), nextDecisions(state));
 });
 
+test("a completion's and a release's skipped tasks (a race's stopped candidates') are journaled with them; an event written before skipping existed reads with none", () => {
+  const completed = { type: 'TasksCompleted', run: 'r', nowMs: 5, tasks: [
+    { position: 1, to: 'retry', readyAt: 9, error: 'boom', cost: 0, result: null, skipped: true },
+    { position: 2, to: 'rate_limited', readyAt: 9, error: null, cost: 0, result: null },
+  ] } as unknown as JobEvent;
+  assert.equal(runEventCodec.decode(throughStore(runEventCodec.encode(completed, jsonText))), completed);
+  const released = { type: 'WorkerReleased', run: 'r', worker: 'w', nowMs: 5, skipped: [3, 4] } as unknown as JobEvent;
+  assert.equal(runEventCodec.decode(throughStore(runEventCodec.encode(released, jsonText))), released);
+  const before = { type: 'TasksCompleted', run: 'r', nowMs: 5, positions: [1], to: [2], readyAt: [9], cost: [0], errors: [[0, 'boom']] };
+  assert.equal((runEventCodec.decode(before) as { tasks: { skipped?: true }[] }).tasks[0]!.skipped, undefined);
+});
+
 test('recovery from a snapshot plus the journal after it is the state that was live', () => {
   const { state, journal } = jobMidRun();
   const cut = journal.findIndex((event) => event.type === 'TasksCompleted');
