@@ -42,6 +42,8 @@ interface Waiter {
   /** When its wait ends (performance.now()), and the timer that answers it with nothing then. */
   readonly until: number;
   deadline: NodeJS.Timeout;
+  /** Its worker said goodbye while its lease was being decided: answered with nothing, what it took released. */
+  leaving?: boolean;
 }
 
 export interface RunDispatchOptions {
@@ -70,6 +72,8 @@ export class RunDispatch {
   private readonly byPrefix = new Map<string, string>();
   /** Waiters made so far (their arrival numbers). */
   private arrivals = 0;
+  /** Waiters out of line while their lease is decided, each with the decision (settled, never rejected). */
+  private readonly beingServed = new Map<Waiter, Promise<LeasedTask[]>>();
   private closed = false;
 
   /** Follows the runs recovered from the store: their timers are set (a lease that expired while the service was down is given back at once). */
@@ -150,13 +154,17 @@ export class RunDispatch {
 
   /**
    * A worker says goodbye: every lease it holds goes back to the queue at once. Its waiting leases
-   * are answered with nothing first, so that the tasks it gives back are not served to them; a
-   * lease of it being decided now was asked before the release and is released with the rest.
+   * are answered with nothing first, so that the tasks it gives back are not served to them; one
+   * being decided now is waited for, answered with nothing, and what it took released with the rest.
    */
   async release(worker: Worker): Promise<void> {
     for (const waiting of [...this.waiters.values()]) {
       for (const waiter of waiting.filter((one) => one.worker.id === worker.id)) this.dropWaiter(waiter, []);
     }
+    // A lease of it being decided now: once it is, what it took is held, and released below.
+    const served = [...this.beingServed].filter(([waiter]) => waiter.worker.id === worker.id);
+    for (const [waiter] of served) waiter.leaving = true;
+    await Promise.all(served.map(([, decision]) => decision));
     const nowMs = this.options.clock.nowMs();
     await Promise.all(
       [...this.heldByJob(worker.id)].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
@@ -343,12 +351,25 @@ export class RunDispatch {
       if (left <= 0 || this.closed) return;
       if (waiter.request.run !== null && waiter.request.run !== run.id) continue;
       left -= waiter.request.max;
-      this.removeWaiter(waiter);
-      this.leaseFrom(run, waiter.worker, waiter.request.max).then(
-        (leased) => (leased.length > 0 ? waiter.resolve(leased) : this.waitAgain(waiter)),
-        () => this.waitAgain(waiter),
-      );
+      void this.served(waiter, this.leaseFrom(run, waiter.worker, waiter.request.max));
     }
+  }
+
+  /**
+   * A waiter taken out of line while `decision` is made, so that nothing else answers it meanwhile
+   * (its deadline, a goodbye): its answer is what the lease took, or it waits again; a waiter whose
+   * worker said goodbye meanwhile is answered with nothing (the goodbye releases what it took).
+   */
+  private async served(waiter: Waiter, decision: Promise<LeasedTask[]>): Promise<void> {
+    this.removeWaiter(waiter);
+    // The store or the job refused it now: it waits again.
+    const settled = decision.catch((): LeasedTask[] => []);
+    this.beingServed.set(waiter, settled);
+    const tasks = await settled;
+    this.beingServed.delete(waiter);
+    if (waiter.leaving) waiter.resolve([]);
+    else if (tasks.length > 0) waiter.resolve(tasks);
+    else this.waitAgain(waiter);
   }
 
   /** A waiter served got nothing: it waits again, in its place in line, for what is left of its wait. */
@@ -406,23 +427,12 @@ export class RunDispatch {
     });
   }
 
-  /**
-   * Each waiter is taken out of line while its lease is decided, so that nothing else answers it
-   * meanwhile (its deadline, a goodbye): its answer is what the lease took, or it waits again.
-   */
+  /** Each waiter, oldest first, is served in turn (see `served`) while a run has a task ready. */
   private async serve(project: string): Promise<void> {
     for (const waiter of [...(this.waiters.get(project) ?? [])]) {
       if (!this.hasReadyIn(project)) return;
       if (!this.waiters.get(project)?.includes(waiter)) continue;
-      this.removeWaiter(waiter);
-      let tasks: LeasedTask[];
-      try {
-        tasks = await this.leaseNow(waiter.worker, waiter.request);
-      } catch {
-        tasks = []; // the store or the job refused it now: it waits again
-      }
-      if (tasks.length > 0) waiter.resolve(tasks);
-      else this.waitAgain(waiter);
+      await this.served(waiter, this.leaseNow(waiter.worker, waiter.request));
     }
   }
 

@@ -57,6 +57,31 @@ test('a waiting lease whose wait ends while its lease is being decided is answer
   }, { kv, limits: { runRetryDelayMs: 100 } });
 });
 
+test('a worker that says goodbye while its waiting lease is being decided: the lease is answered with nothing, and what it took is released', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  await withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 1, 1);
+    const run = await createRun(member.client, setup);
+    const failing = await registerWorker(member.client);
+    const leaving = await registerWorker(member.client);
+    const [task] = await lease(member.client, failing, { max: 1 });
+    const waiting = member.client.post(`/api/workers/${leaving.id}/lease/`, { max: 1, wait_ms: 5000 });
+    await pause(50);
+    await complete(member.client, failing, [{ task: task.id, lease: task.lease, status: 'error', error: 'boom' }]);
+    const release = kv.holdWrites();
+    // The task is ready again 50-150 ms later: the waiting lease is served, its commit held.
+    await pause(400);
+    const goodbye = member.client.delete(`/api/workers/${leaving.id}/`);
+    await pause(100);
+    release();
+    assert.is((await goodbye).status, 204);
+    assert.equal((await waiting).body.tasks, []);
+    assert.equal(await tasksOf(member.client, run, { state: 'leased' }), [], 'nothing stays leased to it');
+    assert.is((await runOf(member.client, run)).counts.queued, 1);
+  }, { kv, limits: { runRetryDelayMs: 100 } });
+});
+
 test('a lease for one run that has ended answers at once, whatever its wait', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);

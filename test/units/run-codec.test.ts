@@ -163,7 +163,7 @@ test("a completion's and a release's skipped tasks (a race's stopped candidates'
   const released = { type: 'WorkerReleased', run: 'r', worker: 'w', nowMs: 5, skipped: [3, 4] } as unknown as JobEvent;
   assert.equal(runEventCodec.decode(throughStore(runEventCodec.encode(released, jsonText))), released);
   const before = { type: 'TasksCompleted', run: 'r', nowMs: 5, positions: [1], to: [2], readyAt: [9], cost: [0], errors: [[0, 'boom']] };
-  assert.equal((runEventCodec.decode(before) as { tasks: { skipped?: true }[] }).tasks[0]!.skipped, undefined);
+  assert.equal((runEventCodec.decode(before) as unknown as { tasks: { skipped?: true }[] }).tasks[0]!.skipped, undefined);
 });
 
 test('recovery from a snapshot plus the journal after it is the state that was live', () => {
