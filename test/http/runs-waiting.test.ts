@@ -6,6 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
+import type { Client } from '../helpers/client.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
 import { memberWithProject } from '../helpers/fixtures.ts';
 import { createJob } from '../helpers/job-fixtures.ts';
@@ -33,20 +34,29 @@ test('a worker that says goodbye with a lease waiting: the lease is answered wit
     assert.is((await lease(member.client, other, { max: 1 })).length, 1, 'another worker takes it at once');
   }, { lmdb: true }));
 
+/**
+ * A run of one task, leased by a worker that answers it with an error, and another worker's lease
+ * waiting `waitMs`: the task is ready again 50-150 ms after the error, when the waiting lease is
+ * served, and from then on the store holds every commit (the serving lease's too) until released.
+ */
+async function servedWhileTheStoreWaits(client: Client, kv: FaultyKv, waitMs: number) {
+  const { member, project } = await memberWithProject(client);
+  const run = await createRun(member.client, await runSetup(member.client, project.id, 1, 1));
+  const failing = await registerWorker(member.client);
+  const waiter = await registerWorker(member.client);
+  const [task] = await lease(member.client, failing, { max: 1 });
+  const waiting = member.client.post(`/api/workers/${waiter.id}/lease/`, { max: 1, wait_ms: waitMs });
+  await pause(50);
+  assert.equal((await complete(member.client, failing, [{ task: task.id, lease: task.lease, status: 'error', error: 'boom' }])).body.results[0].outcome, 'accepted');
+  return { member, run, task, waiter, waiting, release: kv.holdWrites() };
+}
+
+const heldStore = { limits: { runRetryDelayMs: 100 } };
+
 test('a waiting lease whose wait ends while its lease is being decided is answered with the task it took', async () => {
   const kv = new FaultyKv(new MemoryKv());
   await withService(async ({ client }) => {
-    const { member, project } = await memberWithProject(client);
-    const setup = await runSetup(member.client, project.id, 1, 1);
-    const run = await createRun(member.client, setup);
-    const failing = await registerWorker(member.client);
-    const waiter = await registerWorker(member.client);
-    const [task] = await lease(member.client, failing, { max: 1 });
-    const waiting = member.client.post(`/api/workers/${waiter.id}/lease/`, { max: 1, wait_ms: 400 });
-    await pause(50);
-    // An error result: the task is ready again 50-150 ms later, when the waiting lease is served.
-    assert.equal((await complete(member.client, failing, [{ task: task.id, lease: task.lease, status: 'error', error: 'boom' }])).body.results[0].outcome, 'accepted');
-    const release = kv.holdWrites();
+    const { member, run, task, waiter, waiting, release } = await servedWhileTheStoreWaits(client, kv, 400);
     // The serving lease's commit is held past the end of the wait.
     await pause(700);
     release();
@@ -54,32 +64,22 @@ test('a waiting lease whose wait ends while its lease is being decided is answer
     assert.is(answer.status, 200, answer.text);
     assert.equal(answer.body.tasks.map((leased: { id: string }) => leased.id), [task.id], 'the answer is what the lease took');
     assert.equal((await tasksOf(member.client, run, { state: 'leased' })).map((held) => held.worker), [waiter.id]);
-  }, { kv, limits: { runRetryDelayMs: 100 } });
+  }, { kv, ...heldStore });
 });
 
 test('a worker that says goodbye while its waiting lease is being decided: the lease is answered with nothing, and what it took is released', async () => {
   const kv = new FaultyKv(new MemoryKv());
   await withService(async ({ client }) => {
-    const { member, project } = await memberWithProject(client);
-    const setup = await runSetup(member.client, project.id, 1, 1);
-    const run = await createRun(member.client, setup);
-    const failing = await registerWorker(member.client);
-    const leaving = await registerWorker(member.client);
-    const [task] = await lease(member.client, failing, { max: 1 });
-    const waiting = member.client.post(`/api/workers/${leaving.id}/lease/`, { max: 1, wait_ms: 5000 });
-    await pause(50);
-    await complete(member.client, failing, [{ task: task.id, lease: task.lease, status: 'error', error: 'boom' }]);
-    const release = kv.holdWrites();
-    // The task is ready again 50-150 ms later: the waiting lease is served, its commit held.
+    const { member, run, waiter, waiting, release } = await servedWhileTheStoreWaits(client, kv, 5000);
     await pause(400);
-    const goodbye = member.client.delete(`/api/workers/${leaving.id}/`);
+    const goodbye = member.client.delete(`/api/workers/${waiter.id}/`);
     await pause(100);
     release();
     assert.is((await goodbye).status, 204);
     assert.equal((await waiting).body.tasks, []);
     assert.equal(await tasksOf(member.client, run, { state: 'leased' }), [], 'nothing stays leased to it');
     assert.is((await runOf(member.client, run)).counts.queued, 1);
-  }, { kv, limits: { runRetryDelayMs: 100 } });
+  }, { kv, ...heldStore });
 });
 
 test('a lease for one run that has ended answers at once, whatever its wait', () =>
