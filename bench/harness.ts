@@ -48,15 +48,15 @@ export interface LineChild {
 }
 
 /**
- * A bench/ script in a process of its own, beside the load generator (anywhere when `pinned` is
- * false), that talks in lines: it reads `input` (if any) as its first line, prints
- * `{"ready":true}` once it is ready, answers lines sent to it with lines of its own, and ends when
- * its stdin does. Resolves once it is ready.
+ * A bench/ script in a process of its own, beside the load generator (on the servers' core with
+ * `onServerCore`, anywhere when `pinned` is false), that talks in lines: it reads `input` (if
+ * any) as its first line, prints `{"ready":true}` once it is ready, answers lines sent to it with
+ * lines of its own, and ends when its stdin does. Resolves once it is ready.
  */
-export async function startLineChild(scriptAndArgs: string[], options: { pinned?: boolean; input?: string } = {}): Promise<LineChild> {
+export async function startLineChild(scriptAndArgs: string[], options: { pinned?: boolean; onServerCore?: boolean; input?: string } = {}): Promise<LineChild> {
   const [script = '', ...args] = scriptAndArgs;
   const nodeArgs = ['--import', tsx, join(root, script), ...args];
-  const [command, commandArgs] = nodeOn(options.pinned === false ? undefined : loadCore, nodeArgs);
+  const [command, commandArgs] = nodeOn(options.pinned === false ? undefined : options.onServerCore ? serverCore : loadCore, nodeArgs);
   const child = spawn(command, commandArgs, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => {

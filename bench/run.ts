@@ -16,6 +16,8 @@ const suites: { name: string; load: () => Promise<{ run: () => Promise<Row[]> }>
   { name: 'startup', load: () => import('./startup.ts') },
   { name: 'package', load: () => import('./package.ts') },
   { name: 'runs', load: () => import('./runs.ts') },
+  // The store's synced commit alone, each way lmdb-js can write it (what bounds one task a lease).
+  { name: 'commits', load: () => import('./store-commits.ts') },
   // The worker command, the handler worker; scoring on the server adds its row in bench/workers.ts.
   { name: 'workers', load: () => import('./workers.ts') },
   // Racing candidates: the simulation's savings, the service's work per completion, one real race.

@@ -65,7 +65,8 @@ function toLmdbRange(options: RangeOptions) {
   };
 }
 
-function openEnvironment(path: string): RootDatabase {
+/** The service's LMDB environment at `path` (also opened alone by bench/store-commit-child.ts). */
+export function openEnvironment(path: string): RootDatabase {
   return open({
     path,
     // DATA_DIR is always a directory: lmdb-js would take a name with a dot (./data.v2) for a file.
