@@ -2581,7 +2581,7 @@ export interface components {
                 cost: number;
                 tasks: number;
             };
-            /** @description Tasks it lets be leased at once now: a rate-limited answer halves it, each success raises it by one (up to max_in_flight). */
+            /** @description Tasks it lets be leased at once now: a rate-limited answer sets it to half of itself or of the tasks leased then, whichever is fewer (at least 1); each success raises it by one (up to max_in_flight). */
             in_flight_allowed: number;
             /** Format: date-time */
             created_at: string;
@@ -2881,11 +2881,10 @@ export interface components {
                 task: string;
                 lease: components["schemas"]["runs.fields.leaseToken"];
                 /**
-                 * @description rate_limited: the agent's provider refused it for now; the task is retried without using a try, and the run lets half as many tasks be in flight.
+                 * @description ok, error, or rate_limited: the agent's provider refused it for now; the task is retried without using a try, and the run lets fewer tasks be in flight (half as many as it has now, at most).
                  * @default ok
-                 * @enum {string|null}
                  */
-                status?: "ok" | "error" | "rate_limited" | null;
+                status?: unknown;
             }[];
             /** @description Lease the worker's next tasks in the same call: decided right behind these results and written in their commit. The answer then carries them as `tasks`, as a lease answers them (max, wait_ms and run as a lease takes them). */
             next?: components["schemas"]["workers.lease"];

@@ -120,7 +120,7 @@ export function allRoutes(service: Collaborators): Route[] {
     ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }),
     ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
     ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch, runScoring: service.runScoring, rescorer: service.rescorer }),
-    ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch: service.dispatch, runScoring: service.runScoring }),
+    ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, results, dispatch: service.dispatch, runScoring: service.runScoring }),
     ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
     ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),
   ];

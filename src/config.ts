@@ -268,6 +268,13 @@ export function limitEnvName(name: keyof Limits): string {
 
 export class ConfigError extends Error {}
 
+/**
+ * What a run's body defaults to when it leaves these out (schemas/runs/run.json's `default`s;
+ * test/http/runs-limits.test.ts checks they agree): a limit below one would refuse every run that
+ * leaves the field out, for a field its client never sent.
+ */
+export const runDefaults = { leaseSeconds: 60, maxTries: 3 } as const;
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const limits = { ...defaultLimits };
   for (const name of Object.keys(defaultLimits) as (keyof Limits)[]) {
@@ -287,6 +294,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (limits.taskTriesMax > 255) {
     // A task's failed tries are counted in a byte (RunTasks.tries).
     throw new ConfigError('LIMIT_TASK_TRIES_MAX must not exceed 255');
+  }
+  if (limits.leaseSecondsMax < runDefaults.leaseSeconds) {
+    throw new ConfigError(`LIMIT_LEASE_SECONDS_MAX must be at least ${runDefaults.leaseSeconds}, a run's default lease_seconds`);
+  }
+  if (limits.taskTriesMax < runDefaults.maxTries) {
+    throw new ConfigError(`LIMIT_TASK_TRIES_MAX must be at least ${runDefaults.maxTries}, a run's default max_tries`);
   }
   if (limits.headersTimeoutSeconds > limits.requestTimeoutSeconds) {
     throw new ConfigError('LIMIT_HEADERS_TIMEOUT_SECONDS must not exceed LIMIT_REQUEST_TIMEOUT_SECONDS');

@@ -114,6 +114,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     },
     jsonText: (value) => jsonCache.text(value),
     changed: (committed) => {
+      // A run's last rows and progress are announced before its end.
+      if (committed.some((change) => change.type === 'run.finished')) runs?.progress.flush();
       changes.publish(publishedChanges(committed, readModel, jsonCache));
       if (committed.some((change) => change.type.endsWith('.deleted'))) results.sweepSoon();
     },

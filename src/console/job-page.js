@@ -378,7 +378,7 @@ function bestPoint(points) {
  * @typedef {import('./api-types.js').Run} Run
  * @typedef {import('./api-types.js').RunCounts} RunCounts
  * @typedef {import('./api-types.js').RunStatus} RunStatus
- * @typedef {{ run: string, job: string, status: RunStatus, counts: RunCounts, finished: number, total: number, rate: number | null, eta_seconds: number | null }} RunProgress
+ * @typedef {{ run: string, job: string, status: RunStatus, reason: import('./api-types.js').RunReason, counts: RunCounts, finished: number, total: number, rate: number | null, eta_seconds: number | null }} RunProgress
  *   what a run.progress event says (src/runs/run-progress.ts): tasks ended of total, the rate over
  *   the last seconds and the time left at it (null until measured)
  */
@@ -466,7 +466,7 @@ function jobRuns(jobId, nameOf, signal) {
     },
     columns: [
       { label: 'Run', cell: (run) => h('a', { href: `/console/runs/${run.id}`, title: `Run ${run.id}` }, clipped(labelOf(run), 'strong wide')) },
-      { label: 'Status', cell: (run) => h('span', { dataset: { runStatus: run.id } }, runStatusCell(run.status, run.reason)) },
+      { label: 'Status', cell: (run) => h('span', { dataset: { runStatus: run.id, ...(run.finished_at ? { ended: '' } : {}) } }, runStatusCell(run.status, run.reason)) },
       { label: 'Progress', cell: (run) => h('span', { class: 'run-progress', dataset: { runProgress: run.id, label: `Tasks ended of ${labelOf(run)}` } }, runProgressCell(run.counts, `Tasks ended of ${labelOf(run)}`)) },
       { label: 'Created', cell: (run) => dateTime(run.created_at) },
       { label: 'Finished', cell: (run) => dateTime(run.finished_at) },
@@ -480,10 +480,16 @@ function jobRuns(jobId, nameOf, signal) {
     reload: runs.reload,
     /** @param {RunProgress} progress */
     progressed(progress) {
+      // A run shown as ended that is live again (retried) has its row made anew: its finish is gone.
+      const reopened = liveStatuses.includes(progress.status) && element.querySelector(`[data-run-status="${CSS.escape(progress.run)}"][data-ended]`);
+      if (reopened) {
+        void runs.reload();
+        return;
+      }
       for (const slot of element.querySelectorAll(`[data-run-progress="${CSS.escape(progress.run)}"]`)) {
         replace(slot, runProgressCell(progress.counts, /** @type {HTMLElement} */ (slot).dataset.label ?? 'Tasks ended'));
       }
-      for (const slot of element.querySelectorAll(`[data-run-status="${CSS.escape(progress.run)}"]`)) replace(slot, runStatusCell(progress.status, null));
+      for (const slot of element.querySelectorAll(`[data-run-status="${CSS.escape(progress.run)}"]`)) replace(slot, runStatusCell(progress.status, progress.reason ?? null));
     },
   };
 }

@@ -294,6 +294,18 @@ export async function runPage({ params, signal }) {
     if (!liveStatuses.includes(run.status)) show();
   });
 
+  /**
+   * The latest errors are loaded again once more tasks are dead than when they last were: told by
+   * a progress event or by the run asked for again, whichever comes first.
+   */
+  let deadWhenErrorsLoaded = run.counts.dead;
+  /** @param {number} dead */
+  const errorsAfterDeaths = (dead) => {
+    if (dead === deadWhenErrorsLoaded) return;
+    deadWhenErrorsLoaded = dead;
+    void errors.reload();
+  };
+
   /** The run asked for again: what progress events do not say (what it spent, when it started). */
   let asked = 0;
   const refreshRun = throttled(async () => {
@@ -304,6 +316,7 @@ export async function runPage({ params, signal }) {
       if (mine !== asked) return;
       const started = run.started_at;
       run = answer;
+      errorsAfterDeaths(run.counts.dead);
       if (started !== run.started_at || !liveStatuses.includes(run.status)) show();
       else {
         showNumbers();
@@ -359,13 +372,12 @@ export async function runPage({ params, signal }) {
     if (event.type === 'run.progress' && data.run === id) {
       /** @type {RunProgress} */
       const progressed = data;
-      const died = progressed.counts.dead !== run.counts.dead;
       const moved = progressed.status !== run.status;
       run = { ...run, status: progressed.status, counts: progressed.counts };
       measured = { rate: progressed.rate, eta: progressed.eta_seconds };
       heardAt = performance.now();
       redraw();
-      if (died) void errors.reload();
+      errorsAfterDeaths(progressed.counts.dead);
       if (moved) show();
       refreshRun();
       refreshWorkers();

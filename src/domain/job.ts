@@ -305,15 +305,20 @@ function withJobStatus(state: JobState, job: Job, events: JobEvent[]): JobEvent[
     if (event.type === 'RunCreated') workerTaskId = event.run.id;
     if (event.type === 'RunCreated' || event.type === 'RunUpdated' || event.type === 'RunEnded') runs.set(event.run.id, event.run);
   }
-  const status = job.status === 'cancelled' ? job.status : statusOfRuns([...runs.values()]) ?? job.status;
+  const status = job.status === 'cancelled' ? job.status : statusOfRuns([...runs.values()], job.status) ?? job.status;
   if (status === job.status && workerTaskId === job.worker_task_id) return events;
   return [...events, { type: 'JobUpdated', job: { ...job, status, worker_task_id: workerTaskId } }];
 }
 
-function statusOfRuns(runs: readonly Run[]): JobStatus | undefined {
+/**
+ * A job's status from its runs': running while one runs; pending while one waits for its first
+ * lease, unless the job is running already (a job does not go back to pending while it has work
+ * left: a run queued behind one that ended keeps it running); then failed, cancelled, completed.
+ */
+function statusOfRuns(runs: readonly Run[], current: JobStatus): JobStatus | undefined {
   if (runs.length === 0) return undefined;
   if (runs.some((run) => run.status === 'running')) return 'running';
-  if (runs.some((run) => run.status === 'queued')) return 'pending';
+  if (runs.some((run) => run.status === 'queued')) return current === 'running' ? 'running' : 'pending';
   if (runs.some((run) => run.status === 'failed')) return 'failed';
   if (runs.every((run) => run.status === 'cancelled')) return 'cancelled';
   return 'completed';

@@ -270,17 +270,21 @@ export function decideResults(view: IterationResultsView, batch: ResultsBatch, l
     return { row, createdMs: batch.nowMs, replaced: false };
   });
   const rowsAfter = view.rows + created;
-  if (rowsAfter > limits.resultsPerIterationMax) {
-    throw invalid({ non_field_errors: [`An iteration holds at most ${limits.resultsPerIterationMax} results; this batch would make ${rowsAfter}.`] });
-  }
+  if (rowsAfter > limits.resultsPerIterationMax) throw invalid({ non_field_errors: [tooManyResults(limits, rowsAfter, 'batch')] });
   const dimensions = new Set(view.dimensions);
   for (const row of batch.rows) for (const name in row.fields.dimension_scores ?? {}) dimensions.add(name);
-  if (dimensions.size > limits.resultDimensionsPerIterationMax) {
-    throw invalid({
-      non_field_errors: [`An iteration's results have at most ${limits.resultDimensionsPerIterationMax} dimension names; this batch would make ${dimensions.size}.`],
-    });
-  }
+  if (dimensions.size > limits.resultDimensionsPerIterationMax) throw invalid({ non_field_errors: [tooManyDimensions(limits, dimensions.size, 'batch')] });
   return { pins: view.pinned === undefined, rows, created, replaced: batch.rows.length - created, rowsAfter };
+}
+
+/** Why a write is refused that would leave an iteration more results than its bound (a posted batch's, or a run's). */
+export function tooManyResults(limits: IterationLimits, rowsAfter: number, writer: 'batch' | 'run'): string {
+  return `An iteration holds at most ${limits.resultsPerIterationMax} results; this ${writer} would make ${rowsAfter}.`;
+}
+
+/** Why a write is refused that would give an iteration's results more dimension names than their bound. */
+export function tooManyDimensions(limits: IterationLimits, names: number, writer: 'batch' | 'result'): string {
+  return `An iteration's results have at most ${limits.resultDimensionsPerIterationMax} dimension names; this ${writer} would make ${names}.`;
 }
 
 /** Why a batch of another version is refused once an iteration is pinned. */

@@ -236,11 +236,18 @@ export function decideCompletion(state: RunState, command: Extract<RunCommand, {
   const held = expiry !== undefined && expiry > command.nowMs;
   const seen = new Set<number>();
   const completed: CompletedTask[] = [];
+  // Items are taken in order, as separate calls would be: once the budget is spent the run ends,
+  // and the items after are answered as a later call's would be.
+  const spent = { cost: state.spending.cost, executed: state.spending.executed };
   const outcomes = command.items.map((item): CompletionOutcome => {
+    if (budgetSpent(run, spent.cost, spent.executed)) return 'cancelled';
     const lease = tasks.leases.get(item.position);
     if (!held || seen.has(item.position) || lease?.worker !== command.worker || lease.token !== item.token) return 'stale';
     seen.add(item.position);
-    completed.push(completedTask(state, item, command.nowMs, limits));
+    const task = completedTask(state, item, command.nowMs, limits);
+    completed.push(task);
+    spent.cost = costAfter(spent.cost, task);
+    if (task.to !== 'rate_limited') spent.executed++;
     return 'accepted';
   });
   if (completed.length === 0) return { events: [], outcomes };
@@ -291,18 +298,30 @@ function endingAfter(state: RunState, completed: readonly CompletedTask[], advan
   let ended = tasks.counts.done + tasks.counts.dead + tasks.counts.skipped + tasks.counts.cancelled + skippedBy(state, completed, advance);
   let dead = tasks.counts.dead;
   for (const task of completed) {
-    cost += task.cost;
+    cost = costAfter(cost, task);
     if (task.to !== 'rate_limited') executed++;
     if (task.to === 'done' || task.to === 'dead') ended++;
     else if (task.skipped) ended++;
     if (task.to === 'dead') dead++;
   }
-  const { max_cost, max_tasks } = run.budget;
-  const spent = (max_cost !== null && cost >= max_cost) || (max_tasks !== null && executed >= max_tasks);
+  const spent = budgetSpent(run, cost, executed);
   if (ended === tasks.total) return everyTaskEnded(run, dead === tasks.total, now);
   if (advance && raceDecidedAfter(state.race!, advance)) return { type: 'RunEnded', run: finished(run, 'completed', 'decided', now), tasksEnd: 'skipped' };
   if (spent) return { type: 'RunEnded', run: finished(run, 'completed', 'budget', now), tasksEnd: 'skipped' };
   return null;
+}
+
+/** Whether a run that spent `cost` on `executed` tasks has reached its budget. */
+function budgetSpent({ budget }: Run, cost: number, executed: number): boolean {
+  return (budget.max_cost !== null && cost >= budget.max_cost) || (budget.max_tasks !== null && executed >= budget.max_tasks);
+}
+
+/**
+ * What a run has spent once a completed task's cost is added: at most the largest finite number,
+ * so that a sum of finite costs stays one (JSON has no infinity; the budget is spent either way).
+ */
+function costAfter(cost: number, task: CompletedTask): number {
+  return Math.min(Number.MAX_VALUE, cost + task.cost);
 }
 
 /** Tasks a race's advance skips: the queued tasks of the candidates it stops, those these completions queue again included. */
@@ -477,7 +496,7 @@ export function applyRunEvent(state: RunState, event: Exclude<RunEvent, { type: 
 
 function applyCompleted(state: RunState, task: CompletedTask): void {
   const { tasks, spending } = state;
-  spending.cost += task.cost;
+  spending.cost = costAfter(spending.cost, task);
   if (task.to === 'rate_limited') {
     spending.inFlightAllowed = Math.max(1, Math.floor(Math.min(spending.inFlightAllowed, tasks.counts.leased) / 2));
     backToQueue(state, task, false);

@@ -92,6 +92,13 @@ export class ResultTable {
     this.version = nextVersion();
   }
 
+  /** Rows of an attempt at or above `attempt` (those a run of `attempt` attempts would not replace). */
+  rowsFromAttempt(attempt: number): number {
+    let count = 0;
+    for (let slot = 0; slot < this.rows; slot++) if (this.attemptOf[slot]! >= attempt) count++;
+    return count;
+  }
+
   // ---- reading a slot ----
 
   indexAt(slot: number): number {

@@ -125,15 +125,22 @@ export class RunDispatch {
     });
     const accepted = new Set<number>();
     let decidedLive = false;
+    let budgetEnded = false;
     for (const event of events) {
+      if (event.type === 'RunEnded' && event.run.reason === 'budget') budgetEnded = true;
       if (event.type !== 'TasksCompleted') continue;
       decidedLive = true;
       for (const task of event.tasks) accepted.add(task.position);
     }
     // Tasks were completed: the run was live when the items were decided, so one not accepted is
-    // stale, even when this completion ended the run. Else the run had ended, or they were all stale.
+    // stale, even when this completion ended the run; but the items after the one that spent the
+    // budget were answered as a later call's (decideCompletion): cancelled. Else the run had
+    // ended, or they were all stale.
     const ended = !decidedLive && isEnded(readModel.runStates.get(run.id)?.run ?? run);
-    return items.map((item) => (accepted.has(item.position) ? 'accepted' : ended ? 'cancelled' : 'stale'));
+    // The item that spent the budget is the last accepted one.
+    let spentAt = items.length - 1;
+    if (budgetEnded) while (spentAt >= 0 && !accepted.has(items[spentAt]!.position)) spentAt--;
+    return items.map((item, at) => (at > spentAt || ended ? 'cancelled' : accepted.has(item.position) ? 'accepted' : 'stale'));
   }
 
   /**

@@ -12,6 +12,8 @@ export interface RunProgressData {
   run: string;
   job: string;
   status: string;
+  /** Why it ended (null while live). */
+  reason: Run['reason'];
   counts: Record<string, number>;
   /** Tasks ended so far (done, dead, skipped, cancelled) of total. */
   finished: number;
@@ -79,7 +81,12 @@ export class RunProgress {
     this.timer = setTimeout(() => this.flush(), intervalMs);
   }
 
-  private flush(): void {
+  /**
+   * Announces what is pending now (the timer's, or before a run's end is announced: its last rows
+   * and progress come before its run.finished).
+   */
+  flush(): void {
+    clearTimeout(this.timer);
     this.timer = undefined;
     const published: Published[] = [];
     for (const [iteration, written] of this.rows) {
@@ -106,7 +113,9 @@ export class RunProgress {
     const { counts } = tasks;
     const finished = counts.done + counts.dead + counts.skipped + counts.cancelled;
     const now = clock.nowMs();
-    const samples = (this.samples.get(id) ?? []).filter((sample) => sample.at >= now - rateWindowMs);
+    // Samples above the count now are left out: a retry of a live run queues ended tasks again,
+    // and the rate is of tasks ending, never negative.
+    const samples = (this.samples.get(id) ?? []).filter((sample) => sample.at >= now - rateWindowMs && sample.finished <= finished);
     samples.push({ at: now, finished });
     this.samples.set(id, samples);
     const first = samples[0]!;
@@ -116,6 +125,7 @@ export class RunProgress {
       run: run.id,
       job: run.job,
       status: run.status,
+      reason: run.reason,
       counts: { ...counts },
       finished,
       total: counts.total,

@@ -12,8 +12,12 @@ export function taskIdOf(run: string, position: number): string {
   return `${run.slice(0, 13)}-8000-8000-${position.toString(16).padStart(12, '0')}`;
 }
 
-/** The run prefix and position a task id names, or undefined when it is not a task id. */
-export function taskKeyOf(id: string): { prefix: string; position: number } | undefined {
+/**
+ * The run prefix and position a task id names, or undefined when it is not a task id. Any case,
+ * as every other id is read (a UUID's hex digits are case-insensitive).
+ */
+export function taskKeyOf(given: string): { prefix: string; position: number } | undefined {
+  const id = given.toLowerCase();
   if (id.length !== 36 || id.slice(13, 24) !== '-8000-8000-') return undefined;
   const position = /^[0-9a-f]{12}$/.test(id.slice(24)) ? parseInt(id.slice(24), 16) : NaN;
   return Number.isSafeInteger(position) ? { prefix: id.slice(0, 13), position } : undefined;

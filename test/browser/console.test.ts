@@ -18,7 +18,7 @@ import * as assert from 'uvu/assert';
 import { browserTimeoutMs, launchChromium } from '../helpers/chromium.ts';
 import { start, type Running } from '../helpers/service.ts';
 import { assertAccessible } from './axe.ts';
-import { complete, lease } from '../helpers/run-fixtures.ts';
+import { complete, completeAll, lease } from '../helpers/run-fixtures.ts';
 import {
   bigJobIterations, bigTraceSpans, caseResult, hostile, password, resultDatapoints, resultErrors, resultMissing, resultRegressed, resultRetried, resultTracedComplete,
   raceDatapoints, raceRounds, raceSeededPairs, runDatapoints, runEnded, runErrors, runHeld, runningIterations, seedConsole, writeResults, type Seeded,
@@ -1060,6 +1060,29 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   await settled(page);
   await shoot(page, '25-job-runs');
   await assertAccessible(page, 'a job whose run ended while its page was open');
+
+  // A run that ends with a dead task, then is retried: its row is made anew (no finish any more).
+  const cells = () => page.evaluate(() => [...(document.querySelector('[data-table="runs"] tbody tr')?.querySelectorAll('td') ?? [])].map((td) => td.textContent?.trim()));
+  const failing = await client.post(`/api/jobs/${runs.job.id}/runs/`, { dataset: seeded.datasets[2]!.id, iterations: [friendly.id], max_tries: 1 });
+  assert.is(failing.status, 201, failing.text);
+  const again = await lease(client, runs.workers[2]!, { max: 100, run: failing.body.id });
+  await complete(client, runs.workers[2]!, again.map((task, i) => (i === 0 ? { task: task.id, lease: task.lease, status: 'error', error: 'boom' } : { task: task.id, lease: task.lease, score: 0.8 })));
+  await firstRow(['friendly-prompt', 'completed', `${runDatapoints} / ${runDatapoints} 1 dead`]);
+  await page.waitForFunction(() => document.querySelector('[data-table="runs"] tbody tr td:nth-child(5)')?.textContent !== '—', undefined, { timeout: 10_000 });
+  assert.is((await client.post(`/api/runs/${failing.body.id}/retry/`, {})).status, 200);
+  await firstRow(['friendly-prompt', 'queued', `${runDatapoints - 1} / ${runDatapoints}`]);
+  await page.waitForFunction(() => document.querySelector('[data-table="runs"] tbody tr td:nth-child(5)')?.textContent === '—', undefined, { timeout: 10_000 });
+  await completeAll(client, runs.workers[2]!, await lease(client, runs.workers[2]!, { max: 1, run: failing.body.id }));
+  await firstRow(['friendly-prompt', 'completed', `${runDatapoints} / ${runDatapoints}`]);
+
+  // A run that ends on its budget says so, and keeps saying so after its last progress.
+  const budgeted = await client.post(`/api/jobs/${runs.job.id}/runs/`, { dataset: seeded.datasets[2]!.id, iterations: [friendly.id], budget: { max_tasks: 1 } });
+  assert.is(budgeted.status, 201, budgeted.text);
+  const [one] = await lease(client, runs.workers[2]!, { max: 1, run: budgeted.body.id });
+  await completeAll(client, runs.workers[2]!, [one]);
+  await firstRow(['friendly-prompt', 'completed budget', `${runDatapoints} / ${runDatapoints}`]);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.equal((await cells()).slice(1, 2), ['completed budget'], 'the trailing progress keeps the reason');
   assertNoProblems(context);
 });
 

@@ -11,7 +11,8 @@ import { memberWithProject } from '../helpers/fixtures.ts';
 import { complete, completeAll, createRun, lease, registerWorker, runOf, runSetup, tasksOf, type RunSetup } from '../helpers/run-fixtures.ts';
 import { withService, type StartOptions } from '../helpers/service.ts';
 import { until } from '../helpers/wait.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { readFileSync } from 'node:fs';
+import { ConfigError, defaultLimits, limitEnvName, loadConfig, runDefaults } from '../../src/config.ts';
 
 /** The real store: LMDB in a temporary directory, with the given limits. */
 const onDisk = (limits: StartOptions['limits'] = {}): StartOptions => ({ lmdb: true, limits });
@@ -344,5 +345,71 @@ test('a malformed lease token or task id refuses the whole completion: the good 
     await completeAll(member.client, worker, [first, second]);
     assert.is((await runOf(member.client, run)).status, 'completed');
   }, onDisk()));
+
+/** The dimension names an iteration's results have (its summary's). */
+async function dimensionNames(client: Client, iteration: { id: string }): Promise<string[]> {
+  const summary = await client.get(`/api/job-iterations/${iteration.id}/results/summary/`);
+  assert.is(summary.status, 200, summary.text);
+  return summary.body.dimensions.map((dimension: { name: string }) => dimension.name);
+}
+
+test('resultDimensionsPerIterationMax holds for a run\'s completions: the item that would pass it is invalid, writes nothing, and the task stays leased', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 4, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 4 });
+    const item = (task: any, names: string[]) => ({ task: task.id, lease: task.lease, score: 1, dimension_scores: Object.fromEntries(names.map((name) => [name, 0.5])) });
+    const answer = await complete(member.client, worker, [item(tasks[0], ['a', 'b', 'c']), item(tasks[1], ['d', 'e'])]);
+    assert.is(answer.status, 200, answer.text);
+    assert.equal(answer.body.results.map((one: any) => one.outcome), ['accepted', 'invalid']);
+    assert.equal(answer.body.results[1].errors, { dimension_scores: ["An iteration's results have at most 4 dimension names; this result would make 5."] });
+    assert.equal(await dimensionNames(member.client, setup.iterations[0]), ['a', 'b', 'c']);
+    assert.equal((await tasksOf(member.client, run, { state: 'leased' })).length, 3, 'the invalid item\'s task is still leased');
+    // Two completions at once, each bringing a name the other does not: the one resolved second is
+    // counted against the first's names in flight (or stored).
+    const raced = await Promise.all([complete(member.client, worker, [item(tasks[1], ['x'])]), complete(member.client, worker, [item(tasks[2], ['y'])])]);
+    assert.equal(raced.map((one) => one.body.results[0].outcome).sort(), ['accepted', 'invalid']);
+    assert.is((await dimensionNames(member.client, setup.iterations[0])).length, 4);
+    // Names the iteration has already are always welcome.
+    const refused = raced[0]!.body.results[0].outcome === 'invalid' ? tasks[1] : tasks[2];
+    const last = await complete(member.client, worker, [item(refused, ['a']), item(tasks[3], ['b', 'c'])]);
+    assert.equal(last.body.results.map((one: any) => one.outcome), ['accepted', 'accepted']);
+    assert.is((await runOf(member.client, run)).status, 'completed');
+  }, onDisk({ resultDimensionsPerIterationMax: 4, resultDimensionsMax: 3 })));
+
+test('resultsPerIterationMax: a run whose rows would pass it is a 400 when created, counting the rows of attempts it does not make; nothing is pinned', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const [iteration] = setup.iterations;
+    const over = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [iteration.id], attempts: 2 });
+    assert.equal([over.status, over.body], [400, { non_field_errors: ['An iteration holds at most 5 results; this run would make 6.'] }]);
+    assert.is(await pinOf(member.client, iteration), null, 'nothing pinned');
+    // Posted rows of a third attempt count: 3 datapoints x 1 attempt + 3 rows of attempt 2 = 6.
+    const rows = setup.dataset.datapoints.map((point: any) => ({ datapoint: point.id, attempt: 2, score: 0.5 }));
+    assert.is((await member.client.post(`/api/job-iterations/${iteration.id}/results/`, { dataset: setup.dataset.id, results: rows })).status, 200);
+    const withRows = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [iteration.id] });
+    assert.equal([withRows.status, withRows.body], [400, { non_field_errors: ['An iteration holds at most 5 results; this run would make 6.'] }]);
+    // Rows the run replaces do not: three attempts cover them.
+    const covered = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [iteration.id], attempts: 3 });
+    assert.equal([covered.status, covered.body], [400, { non_field_errors: ['An iteration holds at most 5 results; this run would make 9.'] }]);
+  }, onDisk({ resultsPerIterationMax: 5 })));
+
+test('a limit below a run\'s default lease_seconds or max_tries is a configuration error, and those defaults are the schema\'s', () => {
+  assert.throws(() => loadConfig({ LIMIT_LEASE_SECONDS_MAX: String(runDefaults.leaseSeconds - 1) }), (error: unknown) => error instanceof ConfigError && /LIMIT_LEASE_SECONDS_MAX must be at least 60/.test(error.message));
+  assert.throws(() => loadConfig({ LIMIT_TASK_TRIES_MAX: String(runDefaults.maxTries - 1) }), (error: unknown) => error instanceof ConfigError && /LIMIT_TASK_TRIES_MAX must be at least 3/.test(error.message));
+  assert.is(loadConfig({ LIMIT_LEASE_SECONDS_MAX: '60', LIMIT_TASK_TRIES_MAX: '3' }).limits.leaseSecondsMax, 60);
+  const schema = JSON.parse(readFileSync(new URL('../../schemas/runs/run.json', import.meta.url), 'utf8'));
+  assert.equal([schema.properties.lease_seconds.default, schema.properties.max_tries.default], [runDefaults.leaseSeconds, runDefaults.maxTries]);
+});
+
+test('every limit is in docs/API.md\'s Limits table, by its variable', () => {
+  const doc = readFileSync(new URL('../../docs/API.md', import.meta.url), 'utf8');
+  const table = doc.slice(doc.indexOf('## Limits'), doc.indexOf('## Operating it'));
+  const missing = Object.keys(defaultLimits).map((name) => limitEnvName(name as keyof typeof defaultLimits)).filter((variable) => !table.includes(`\`${variable}\``));
+  assert.equal(missing, []);
+});
 
 test.run();

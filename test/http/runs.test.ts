@@ -186,16 +186,20 @@ test('a budget reached ends the run with its results so far: max_tasks, then max
     const setup = await runSetup(member.client, project.id, 5, 1);
     const byTasks = await createRun(member.client, setup, { budget: { max_tasks: 2 } });
     const worker = await registerWorker(member.client);
-    const tasks = await lease(member.client, worker, { max: 3 });
-    // The completion that spends the budget also carries a wrong token: that item is stale (the run
-    // was live when it was decided), not cancelled.
+    const tasks = await lease(member.client, worker, { max: 4 });
+    // The completion that spends the budget carries a wrong token before its second item: that
+    // item is stale (the run was live when it was decided). Its items are taken in order, as
+    // separate calls would be: the one after the budget is spent is cancelled, and writes nothing.
     const spending = await complete(member.client, worker, [
-      ...tasks.slice(0, 2).map((task) => ({ task: task.id, lease: task.lease, score: 0.5 })),
-      { task: tasks[2].id, lease: 'A'.repeat(22), score: 1 },
+      { task: tasks[0].id, lease: tasks[0].lease, score: 0.5 },
+      { task: tasks[3].id, lease: 'A'.repeat(22), score: 1 },
+      ...tasks.slice(1, 3).map((task) => ({ task: task.id, lease: task.lease, score: 0.5 })),
     ]);
-    assert.equal(spending.body.results.map((item: any) => item.outcome), ['accepted', 'accepted', 'stale']);
+    assert.equal(spending.body.results.map((item: any) => item.outcome), ['accepted', 'stale', 'accepted', 'cancelled']);
     let state = await runOf(member.client, byTasks);
     assert.equal([state.status, state.reason, state.counts], ['completed', 'budget', { total: 5, queued: 0, leased: 0, done: 2, dead: 0, skipped: 3, cancelled: 0 }]);
+    assert.is(state.spent.tasks, 2, 'no more tasks executed than the budget');
+    assert.is((await member.client.get(`/api/job-iterations/${setup.iterations[0].id}/results/`)).body.count, 2, 'the cancelled item wrote no row');
     const late = await complete(member.client, worker, [{ task: tasks[2].id, lease: tasks[2].lease, score: 1 }]);
     assert.equal(late.body.results[0].outcome, 'cancelled');
     assert.is((await member.client.get(`/api/job-iterations/${setup.iterations[0].id}/results/`)).body.count, 2);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { timestamp } from '../../clock.ts';
 import type { Limits } from '../../config.ts';
-import type { Roster } from '../../domain/result-batch.ts';
+import { tooManyResults, type Roster } from '../../domain/result-batch.ts';
 import type { Dataset, Job, JobIteration } from '../../domain/records.ts';
 import { conflict, invalid, invalidPk, notFound } from '../../domain/rejection.ts';
 import { evalSpecOf } from '../../domain/agent.ts';
@@ -51,6 +51,17 @@ interface RunBody {
   budget: { max_cost?: number | null; max_tasks?: number | null } | null;
   scoring: RunScoringConfig | null;
   race: RaceBody | null;
+}
+
+/** A run's parts once checked: what creating it takes. */
+interface NewRun {
+  id: string;
+  job: Job;
+  body: RunBody;
+  iterations: readonly JobIteration[];
+  roster: Roster;
+  race: ReturnType<typeof settleRace> | null;
+  scoring: RunScoringConfig | null;
 }
 
 export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch, rescorer }: RunCollaborators): Route[] {
@@ -104,18 +115,49 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
   };
 
   /**
+   * Each iteration's results once the run has written them all stay within their bound: one row
+   * per datapoint and attempt, and the rows it already has of attempts the run does not make.
+   */
+  const checkResultsFit = (iterations: readonly JobIteration[], datapoints: number, attempts: number) => {
+    for (const iteration of iterations) {
+      const rowsAfter = datapoints * attempts + (results.store.table(iteration.id)?.rowsFromAttempt(attempts) ?? 0);
+      if (rowsAfter > limits.resultsPerIterationMax) throw invalid({ non_field_errors: [tooManyResults(limits, rowsAfter, 'run')] });
+    }
+  };
+
+  /**
    * What the job's actor refuses a new run for (decideCreate: a cancelled job, its runs at the
    * limit, an iteration another run writes now), checked before the run's iterations are pinned:
    * a refused run writes nothing. The actor checks again when it decides.
    */
   const checkJobTakesRun = (job: Job, iterations: readonly JobIteration[]) => {
     if (job.status === 'cancelled') throw conflict('A cancelled job takes no new run.');
-    if (readModel.runsOf(job).length >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
+    const runs = readModel.runsOf(job).length + (placing.byJob.get(job.id) ?? 0);
+    if (runs >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
     for (const iteration of iterations) {
       const other = readModel.liveRunOf(iteration);
-      if (!other) continue;
-      throw invalid({ iterations: [busyIteration(iteration.id, other)] });
+      if (other) throw invalid({ iterations: [busyIteration(iteration.id, other)] });
+      const placed = placing.iterations.get(iteration.id);
+      if (placed) throw invalid({ iterations: [`Iteration ${iteration.id} is being placed in run ${placed}, created now.`] });
     }
+  };
+
+  /**
+   * Runs being created, from their checks (checkJobTakesRun) to their job's decision: each holds
+   * its iterations and a place among its job's runs, so that creations made together are checked
+   * as if one came after the other. Without it both would pass the checks and pin their
+   * iterations, and the job's actor would then refuse one, its pins left behind.
+   */
+  const placing = { iterations: new Map<string, string>(), byJob: new Map<string, number>() };
+  const place = (run: string, job: Job, iterations: readonly JobIteration[]): (() => void) => {
+    for (const iteration of iterations) placing.iterations.set(iteration.id, run);
+    placing.byJob.set(job.id, (placing.byJob.get(job.id) ?? 0) + 1);
+    return () => {
+      for (const iteration of iterations) placing.iterations.delete(iteration.id);
+      const left = placing.byJob.get(job.id)! - 1;
+      if (left > 0) placing.byJob.set(job.id, left);
+      else placing.byJob.delete(job.id);
+    };
   };
 
   /** A scoring checked against the job's agent (its eval spec, its output_schema), a spec's threshold filled in; 400 on `scoring`. */
@@ -148,6 +190,48 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     }
   };
 
+  /** A new run of checked parts, its iterations pinned: its job decides it, and it is answered once durable. */
+  const createRun = async (ctx: ApiContext, parts: NewRun) => {
+    const { id, job, body, iterations, roster, race, scoring } = parts;
+    const now = timestamp(clock);
+    const budget: RunBody['budget'] = body.budget ?? {};
+    // A race's order is shuffled, by the seed sent or else one drawn from its id (fixed before any score).
+    const order: RunOrder = race ? 'shuffled' : body.order;
+    const seed = body.seed ?? (race ? parseInt(id.slice(0, 8), 16) : null);
+    const run = {
+      id,
+      job: job.id,
+      project: job.project,
+      dataset: roster.dataset,
+      iterations: iterations.map((iteration) => iteration.id),
+      attempts: body.attempts,
+      order,
+      seed,
+      max_tries: body.max_tries,
+      lease_seconds: body.lease_seconds,
+      max_in_flight: body.max_in_flight ?? null,
+      budget: { max_cost: budget.max_cost ?? null, max_tasks: budget.max_tasks ?? null } satisfies RunBudget,
+      scoring,
+      rescore: null,
+      race: race?.config ?? null,
+      status: 'queued' as const,
+      reason: null,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    const shape = {
+      iterations: iterations.length,
+      datapoints: roster.ids.length,
+      attempts: body.attempts,
+      datapointOrder: datapointOrder(roster.ids.length, order, seed ?? 0),
+      // A race's pairs complete together; other runs go a block of datapoints at a time.
+      block: race ? 1 : handOutBlock,
+    };
+    await askJobOf(run, { type: 'CreateRun', run, shape, incumbentValues: race?.incumbentValues ?? null });
+    answerRun(ctx, 201, run.id);
+  };
+
   return [
     {
       method: 'POST',
@@ -170,6 +254,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         const rosters = iterations.map((iteration) => resultIntake.rosterFor(iteration, body.dataset, visible));
         const roster = rosters[0]!;
         checkBounds(body, iterations.length * roster.ids.length * body.attempts);
+        checkResultsFit(iterations, roster.ids.length, body.attempts);
         const race = body.race ? settleRace(readModel, results.store, {
           job,
           race: body.race,
@@ -179,47 +264,16 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           order: sentOrder,
         }) : null;
         checkJobTakesRun(job, iterations);
-        // Pinned first, each durably (together: the results' writer commits them at once): results of
-        // another version can no longer be written to them.
-        await Promise.all(iterations.map((iteration) => results.pin(iteration.id, roster, clock.nowMs())));
-        const now = timestamp(clock);
-        const budget: RunBody['budget'] = body.budget ?? {};
         const id = newRunId();
-        // A race's order is shuffled, by the seed sent or else one drawn from its id (fixed before any score).
-        const order: RunOrder = race ? 'shuffled' : body.order;
-        const seed = body.seed ?? (race ? parseInt(id.slice(0, 8), 16) : null);
-        const run = {
-          id,
-          job: job.id,
-          project: job.project,
-          dataset: roster.dataset,
-          iterations: iterations.map((iteration) => iteration.id),
-          attempts: body.attempts,
-          order,
-          seed,
-          max_tries: body.max_tries,
-          lease_seconds: body.lease_seconds,
-          max_in_flight: body.max_in_flight ?? null,
-          budget: { max_cost: budget.max_cost ?? null, max_tasks: budget.max_tasks ?? null } satisfies RunBudget,
-          scoring,
-          rescore: null,
-          race: race?.config ?? null,
-          status: 'queued' as const,
-          reason: null,
-          created_at: now,
-          started_at: null,
-          finished_at: null,
-        };
-        const shape = {
-          iterations: iterations.length,
-          datapoints: roster.ids.length,
-          attempts: body.attempts,
-          datapointOrder: datapointOrder(roster.ids.length, order, seed ?? 0),
-          // A race's pairs complete together; other runs go a block of datapoints at a time.
-          block: race ? 1 : handOutBlock,
-        };
-        await askJobOf(run, { type: 'CreateRun', run, shape, incumbentValues: race?.incumbentValues ?? null });
-        answerRun(ctx, 201, run.id);
+        const placed = place(id, job, iterations);
+        try {
+          // Pinned first, each durably (together: the results' writer commits them at once): results of
+          // another version can no longer be written to them.
+          await Promise.all(iterations.map((iteration) => results.pin(iteration.id, roster, clock.nowMs())));
+          await createRun(ctx, { id, job, body, iterations, roster, race, scoring });
+        } finally {
+          placed();
+        }
       },
     },
     {

@@ -15,8 +15,10 @@ import { invalid, invalidPk, Rejected, type FieldErrors } from '../../domain/rej
 import type { CompletionItem, CompletionOutcome, Run } from '../../domain/run.ts';
 import type { Datapoint, Json, JobIteration } from '../../domain/records.ts';
 import type { JsonCache } from '../../json-cache.ts';
+import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { LeasedTask, LeaseRequest, RunDispatch } from '../../runs/run-dispatch.ts';
 import { ScorerUnusable, type RunScoring } from '../../runs/run-scoring.ts';
+import { DimensionNamesInFlight } from '../../runs/dimension-names.ts';
 import { taskKeyOf } from '../../runs/task-ids.ts';
 import type { Validator } from '../../validation/validator.ts';
 import { or404 } from '../errors.ts';
@@ -29,6 +31,7 @@ export interface WorkerCollaborators extends RecordCollaborators {
   jsonCache: JsonCache;
   limits: Limits;
   validator: Validator;
+  results: ResultKeeper;
   dispatch: RunDispatch;
   runScoring: RunScoring;
 }
@@ -46,7 +49,8 @@ const serviceScoredFields = ['score', 'passed', 'dimension_scores'] as const;
 const goneIteration = { id: null, iteration_name: '', agent_code: null } as unknown as JobIteration;
 const goneDatapoint = { id: null, order: 0, input: null, persona: null, tags: null } as unknown as Datapoint;
 
-export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, dispatch, runScoring }: WorkerCollaborators): Route[] {
+export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, results, dispatch, runScoring }: WorkerCollaborators): Route[] {
+  const namesInFlight = new DimensionNamesInFlight((iteration) => results.store.table(iteration)?.dimensionNames() ?? [], limits);
   const visibleWorker = (ctx: ApiContext): Worker => tenancy.seen(ctx.state.principal, readModel.workers.get(ctx.params.id!), (worker) => worker.project);
   const answerWorker = (worker: Worker) => workerJson(worker, dispatch.lastSeen(worker.id), dispatch.leasesHeldBy(worker.id));
 
@@ -107,8 +111,9 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
    * A completion's items, resolved against their tasks: each its result row (with its task's
    * datapoint and attempt), or rate_limited, or its errors (the item is invalid; nothing of it is
    * written). Their fields are checked in one pass (results-write's row schema), not one by one.
+   * A result's dimension names are counted in flight (`names`) until its completion settles.
    */
-  const resolveItems = (worker: Worker, items: readonly CompletionBodyItem[]): ({ run: Run; item: CompletionItem } | { errors: FieldErrors })[] => {
+  const resolveItems = (worker: Worker, items: readonly CompletionBodyItem[]): ({ run: Run; item: CompletionItem; names?: string[] } | { errors: FieldErrors })[] => {
     const rows = items.filter((item) => item.status !== 'rate_limited');
     const fieldErrors = rowErrors(rows);
     let row = 0;
@@ -130,7 +135,11 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       if ('errors' in scored) return scored;
       const resolved = resolveRowAt(datapoint, attempt, scored.input, limits);
       if ('errors' in resolved) return { errors: resolved.errors };
-      return { run, item: { position, token: item.lease, result: { iteration: run.iterations[iteration]!, row: resolved.row } } };
+      const iterationId = run.iterations[iteration]!;
+      const names = Object.keys(resolved.row.fields.dimension_scores ?? {});
+      const tooMany = namesInFlight.take(iterationId, names);
+      if (tooMany) return { errors: { dimension_scores: [tooMany] } };
+      return { run, item: { position, token: item.lease, result: { iteration: iterationId, row: resolved.row } }, names };
     });
   };
 
@@ -169,11 +178,14 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
    */
   const completeByRun = (worker: Worker, items: readonly CompletionBodyItem[], answers: CompletionAnswer[]): { completed: Promise<unknown>; sent: Map<string, number> } => {
     const byRun = new Map<string, { run: Run; items: CompletionItem[]; at: number[] }>();
+    const inFlight: { iteration: string; names: string[] }[] = [];
     resolveItems(worker, items).forEach((resolved, at) => {
       if ('errors' in resolved) {
         answers[at]!.errors = resolved.errors;
         return;
       }
+      const { result } = resolved.item;
+      if (resolved.names && result !== 'rate_limited') inFlight.push({ iteration: result.iteration, names: resolved.names });
       const group = byRun.get(resolved.run.id) ?? { run: resolved.run, items: [], at: [] };
       group.items.push(resolved.item);
       group.at.push(at);
@@ -186,7 +198,9 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
         const outcomes = await dispatch.complete(worker, run, resolved);
         outcomes.forEach((outcome, k) => (answers[at[k]!]!.outcome = outcome));
       }),
-    );
+    ).finally(() => {
+      for (const { iteration, names } of inFlight) namesInFlight.release(iteration, names);
+    });
     return { completed, sent: new Map([...byRun].map(([run, group]) => [run, group.items.length])) };
   };
 

@@ -1,0 +1,138 @@
+// Runs at their edges, over HTTP: a completion's item with a bad status refused alone, costs that
+// would overflow, task ids in upper case, two runs created at once over one iteration, a job that
+// stays running while a run of it waits, and the events of a run's end in their order, with a
+// rate that never goes negative when a retry queues ended tasks again.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EventStreamReader } from '../helpers/event-stream.ts';
+import { memberWithProject } from '../helpers/fixtures.ts';
+import { complete, completeAll, createRun, lease, registerWorker, runOf, runSetup } from '../helpers/run-fixtures.ts';
+import { withService } from '../helpers/service.ts';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a completion item with a status that is not one of ok, error, rate_limited is invalid on its own; the items beside it are decided', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    const [first, second, third] = await lease(member.client, worker, { max: 3 });
+    const answer = await complete(member.client, worker, [
+      { task: first.id, lease: first.lease, score: 1 },
+      { task: second.id, lease: second.lease, status: 'weird' },
+      { task: third.id, lease: third.lease, status: 5 },
+    ]);
+    assert.is(answer.status, 200, answer.text);
+    assert.equal(answer.body.results.map((item: any) => item.outcome), ['accepted', 'invalid', 'invalid']);
+    assert.equal(answer.body.results[1].errors, { status: ['"weird" is not a valid choice.'] });
+    assert.ok(answer.body.results[2].errors.status, JSON.stringify(answer.body.results[2]));
+    assert.equal((await runOf(member.client, run)).counts.done, 1);
+  }, { lmdb: true }));
+
+test('costs whose sum would overflow: what the run spent stops at the largest finite number, and its budget is spent', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, setup, { budget: { max_cost: 1e308 } });
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 3 });
+    const answer = await complete(member.client, worker, tasks.slice(0, 2).map((task: any) => ({ task: task.id, lease: task.lease, score: 1, cost: 1.7e308 })));
+    assert.equal(answer.body.results.map((item: any) => item.outcome), ['accepted', 'cancelled'], 'the first item spent the budget');
+    const state = await runOf(member.client, run);
+    assert.equal([state.status, state.reason, state.spent.cost], ['completed', 'budget', 1.7e308]);
+  }, { lmdb: true }));
+
+test('a run without a budget sums costs past the largest double to the largest double, not to null', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 3 });
+    await completeAll(member.client, worker, tasks.slice(0, 2), () => ({ score: 1, cost: 1.7e308 }));
+    assert.is((await runOf(member.client, run)).spent.cost, Number.MAX_VALUE);
+  }, { lmdb: true }));
+
+test('task ids are read in any case, as every other id: a completion and a heartbeat naming one in upper case', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    const [first, second] = await lease(member.client, worker, { max: 2 });
+    const beat = await member.client.post(`/api/workers/${worker.id}/heartbeat/`, { tasks: [first.id.toUpperCase()] });
+    assert.equal(beat.body, { stop: [], leases: 2 });
+    const answer = await complete(member.client, worker, [first, second].map((task) => ({ task: task.id.toUpperCase(), lease: task.lease, score: 1 })));
+    assert.equal(answer.body.results, [first, second].map((task) => ({ task: task.id.toUpperCase(), outcome: 'accepted' })));
+    assert.is((await runOf(member.client, run)).status, 'completed');
+  }, { lmdb: true }));
+
+test('two runs created at once naming one iteration: one is made, the other refused before it pins anything', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 3);
+    const [shared, onlyFirst, onlySecond] = setup.iterations;
+    const post = (iterations: any[]) => member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: iterations.map((it) => it.id) });
+    const [first, second] = await Promise.all([post([shared, onlyFirst]), post([shared, onlySecond])]);
+    assert.equal([first.status, second.status].sort(), [201, 400], `${first.text} ${second.text}`);
+    const refused = first.status === 400 ? first : second;
+    assert.match(refused.body.iterations[0], new RegExp(`Iteration ${shared.id} is being (placed in|evaluated by) run`));
+    const lone = first.status === 400 ? onlyFirst : onlySecond;
+    const summary = await member.client.get(`/api/job-iterations/${lone.id}/results/summary/`);
+    assert.is(summary.body.dataset, null, 'the refused run pinned nothing');
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 1);
+  }, { lmdb: true }));
+
+test('a running job stays running while a run of it waits for its first lease, after its other run ends', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 1, 2);
+    const [a, b] = setup.iterations;
+    const first = await createRun(member.client, { ...setup, iterations: [a] });
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 1, run: first.id });
+    const jobStatus = async () => (await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status;
+    assert.is(await jobStatus(), 'running');
+    const second = await createRun(member.client, { ...setup, iterations: [b] });
+    assert.is(await jobStatus(), 'running', 'a queued run does not send it back to pending');
+    await completeAll(member.client, worker, tasks);
+    assert.equal([(await runOf(member.client, first)).status, (await runOf(member.client, second)).status, await jobStatus()], ['completed', 'queued', 'running']);
+    await completeAll(member.client, worker, await lease(member.client, worker, { max: 1 }));
+    assert.is(await jobStatus(), 'completed');
+  }, { lmdb: true }));
+
+test('a run\'s last results.written and run.progress come before its run.finished; a retry that queues ended tasks keeps the rate at or above 0', () =>
+  withService(async (running) => {
+    const { member, project } = await memberWithProject(running.client);
+    const setup = await runSetup(member.client, project.id, 6, 1);
+    const stream = await EventStreamReader.open(`${running.url}/api/events/?types=run.progress,run.finished,results.written&job=${setup.job.id}`, { authorization: `Bearer ${member.access}` });
+    try {
+      const run = await createRun(member.client, setup, { max_tries: 1 });
+      const worker = await registerWorker(member.client);
+      const tasks = await lease(member.client, worker, { max: 6 });
+      // Three die (one try each) while three are still leased; a pause between lets a rate be measured.
+      await completeAll(member.client, worker, tasks.slice(0, 3), () => ({ status: 'error', error: 'boom' }));
+      await pause(400);
+      const retried = await member.client.post(`/api/runs/${run.id}/retry/`, {});
+      assert.is(retried.status, 200, retried.text);
+      await pause(400);
+      await completeAll(member.client, worker, tasks.slice(3));
+      await completeAll(member.client, worker, await lease(member.client, worker, { max: 3 }));
+      await stream.waitFor(() => stream.ofType('run.finished').length === 1, 'run.finished', 10_000);
+      await pause(400);
+      const names = stream.events.map((event) => event.event);
+      const finishedAt = names.indexOf('run.finished');
+      assert.is(finishedAt, names.length - 1, `nothing of the run after its end: ${names.join(', ')}`);
+      assert.ok(names.lastIndexOf('results.written') < finishedAt && names.lastIndexOf('run.progress') < finishedAt);
+      const progress = stream.ofType('run.progress').map((event) => event.data);
+      assert.equal(progress.at(-1)!.finished, 6);
+      assert.equal([progress.at(-1)!.status, progress.at(-1)!.reason], ['completed', 'all_done']);
+      for (const data of progress) assert.ok(data.rate === null || data.rate >= 0, `rate ${data.rate} at ${data.finished} ended`);
+      assert.ok(progress.some((data, i) => i > 0 && data.finished < progress[i - 1]!.finished), 'the retry queued ended tasks again');
+    } finally {
+      stream.close();
+    }
+  }));
+
+test.run();
