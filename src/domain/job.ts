@@ -145,6 +145,10 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
           }
           for (const { run } of state.runs.values()) events.push({ type: 'RunUpdated', run: { ...run, project: updated.project } });
         }
+        // A job its client cancels stops its work: its live runs are cancelled with it.
+        if (status === 'cancelled' && job.status !== 'cancelled') {
+          for (const run of state.runs.values()) if (!isEnded(run.run)) events.push(...decideCancel(run, command.now));
+        }
         return events;
       }
       case 'DeleteJob':

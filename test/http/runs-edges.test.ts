@@ -135,4 +135,21 @@ test('a run\'s last results.written and run.progress come before its run.finishe
     }
   }));
 
+test('a job its client cancels cancels its live runs with it: their tasks end cancelled, late answers are cancelled, a heartbeat says stop', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    const [task] = await lease(member.client, worker, { max: 1 });
+    const patched = await member.client.patch(`/api/jobs/${setup.job.id}/`, { status: 'cancelled' });
+    assert.is(patched.status, 200, patched.text);
+    const state = await runOf(member.client, run);
+    assert.equal([state.status, state.reason, state.counts.cancelled, state.counts.queued, state.counts.leased], ['cancelled', 'cancelled', 3, 0, 0]);
+    const beat = await member.client.post(`/api/workers/${worker.id}/heartbeat/`, { tasks: [task.id] });
+    assert.equal(beat.body.stop, [task.id]);
+    assert.equal((await complete(member.client, worker, [{ task: task.id, lease: task.lease, score: 1 }])).body.results[0].outcome, 'cancelled');
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'cancelled');
+  }, { lmdb: true }));
+
 test.run();
