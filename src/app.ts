@@ -42,6 +42,7 @@ import type { ResultIntake } from './results/result-intake.ts';
 import type { ResultAnswers } from './results/result-answers.ts';
 import type { ResultKeeper } from './results/result-keeper.ts';
 import type { RunDispatch } from './runs/run-dispatch.ts';
+import type { RunPlacements } from './runs/run-placements.ts';
 import type { RunRescorer } from './runs/run-rescore.ts';
 import type { RunScoring } from './runs/run-scoring.ts';
 import type { StoreHealth } from './store/health.ts';
@@ -81,6 +82,8 @@ export interface Collaborators {
   resultAnswers: ResultAnswers;
   /** Leased work: which run a worker's lease draws from, long polls, lease expiry (src/runs/). */
   dispatch: RunDispatch;
+  /** Runs being created, their iterations held until their job decides. */
+  placements: RunPlacements;
   /** Scoring on the server: each run's scorer, from its agent's eval spec or its scorers. */
   runScoring: RunScoring;
   /** Ended runs' results scored again in the background. */
@@ -119,7 +122,7 @@ export function allRoutes(service: Collaborators): Route[] {
     ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
     ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }),
     ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
-    ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch, runScoring: service.runScoring, rescorer: service.rescorer }),
+    ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch, placements: service.placements, runScoring: service.runScoring, rescorer: service.rescorer }),
     ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, results, dispatch: service.dispatch, runScoring: service.runScoring }),
     ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
     ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),

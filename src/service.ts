@@ -34,6 +34,7 @@ import { ResultKeeper } from './results/result-keeper.ts';
 import { ResultIntake } from './results/result-intake.ts';
 import { ResultAnswers } from './results/result-answers.ts';
 import { RunDispatch } from './runs/run-dispatch.ts';
+import { RunPlacements } from './runs/run-placements.ts';
 import { RunProgress } from './runs/run-progress.ts';
 import { RunResults } from './runs/run-results.ts';
 import { RunRescorer } from './runs/run-rescore.ts';
@@ -84,6 +85,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const readModel = new ReadModel();
   const jsonCache = new JsonCache(config.limits.jsonCacheCharsMax);
   const traces = new Traces({ kv, config, clock, logger, outcome: recordStoreOutcome });
+  const placements = new RunPlacements();
   const results = new ResultKeeper({
     kv,
     limits: config.limits,
@@ -94,7 +96,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     isLive: (iteration, roster) => readModel.iterations.get(iteration) !== undefined && readModel.agents.get(roster.agent) !== undefined,
     writingRun: (iteration) => {
       const record = readModel.iterations.get(iteration);
-      return record ? readModel.liveRunOf(record)?.id : undefined;
+      return (record ? readModel.liveRunOf(record)?.id : undefined) ?? placements.runOf(iteration);
     },
   });
   // Event ids grow across restarts too: each process starts numbering at the clock's microseconds.
@@ -232,6 +234,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     tenancy: new Tenancy(readModel, registry.gates),
     results,
     dispatch,
+    placements,
     runScoring,
     rescorer,
     resultIntake,

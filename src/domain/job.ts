@@ -145,9 +145,12 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
           }
           for (const { run } of state.runs.values()) events.push({ type: 'RunUpdated', run: { ...run, project: updated.project } });
         }
-        // A job its client cancels stops its work: its live runs are cancelled with it.
+        // A job its client cancels stops its work: its live runs are cancelled with it (in the
+        // job's project after this update: a move and a cancel may come in one request).
         if (status === 'cancelled' && job.status !== 'cancelled') {
-          for (const run of state.runs.values()) if (!isEnded(run.run)) events.push(...decideCancel(run, command.now));
+          for (const run of state.runs.values()) {
+            if (!isEnded(run.run)) events.push(...decideCancel({ ...run, run: { ...run.run, project: updated.project } }, command.now));
+          }
         }
         return events;
       }

@@ -236,11 +236,12 @@ export function decideCompletion(state: RunState, command: Extract<RunCommand, {
   const held = expiry !== undefined && expiry > command.nowMs;
   const seen = new Set<number>();
   const completed: CompletedTask[] = [];
-  // Items are taken in order, as separate calls would be: once the budget is spent the run ends,
-  // and the items after are answered as a later call's would be.
+  // Items are taken in order, as separate calls would be: once an item accepted spends the budget
+  // the run ends, and the items after it are answered as a later call's would be. (A budget spent
+  // already, a run retried after its budget ended it, takes one item and ends again.)
   const spent = { cost: state.spending.cost, executed: state.spending.executed };
   const outcomes = command.items.map((item): CompletionOutcome => {
-    if (budgetSpent(run, spent.cost, spent.executed)) return 'cancelled';
+    if (completed.length > 0 && budgetSpent(run, spent.cost, spent.executed)) return 'cancelled';
     const lease = tasks.leases.get(item.position);
     if (!held || seen.has(item.position) || lease?.worker !== command.worker || lease.token !== item.token) return 'stale';
     seen.add(item.position);
@@ -312,7 +313,7 @@ function endingAfter(state: RunState, completed: readonly CompletedTask[], advan
 }
 
 /** Whether a run that spent `cost` on `executed` tasks has reached its budget. */
-function budgetSpent({ budget }: Run, cost: number, executed: number): boolean {
+export function budgetSpent({ budget }: Run, cost: number, executed: number): boolean {
   return (budget.max_cost !== null && cost >= budget.max_cost) || (budget.max_tasks !== null && executed >= budget.max_tasks);
 }
 

@@ -3,6 +3,7 @@
 // writer as writes, in the background: results of a gone iteration are never answered again from
 // the moment it goes (`sweep`), and are removed from the store right after, or at the next start
 // if the service stops first.
+import assert from 'node:assert/strict';
 import type { Logger } from 'pino';
 import type { Limits } from '../config.ts';
 import type { Roster } from '../domain/result-batch.ts';
@@ -69,6 +70,19 @@ export class ResultKeeper {
    */
   async pin(iteration: string, roster: Roster, nowMs: number): Promise<void> {
     await this.writer.write({ iteration, roster, rows: [], nowMs });
+  }
+
+  /**
+   * Takes back pins a run made for iterations it did not get (its job refused it): they hold no
+   * row (nothing writes an iteration while a run is being placed on it), so removing what each
+   * holds removes its pin, and its version's roster when no other pin names it. Durable on return.
+   */
+  async unpin(iterations: readonly string[]): Promise<void> {
+    for (const iteration of iterations) {
+      assert.equal(this.store.table(iteration)?.rows ?? 0, 0, 'an iteration unpinned holds no row');
+      await this.purgeAll(iteration);
+      this.store.forget(iteration); // its empty table, made by the pin, named the version
+    }
   }
 
   /** Whether an iteration's results are still wanted: its iteration and its version's agent live. */

@@ -12,7 +12,7 @@ import { timestamp } from '../clock.ts';
 import type { Limits } from '../config.ts';
 import type { JobCommand, JobEvent } from '../domain/job.ts';
 import type { Worker } from '../domain/project.ts';
-import { isEnded, type CompletionItem, type CompletionOutcome, type Run } from '../domain/run.ts';
+import { budgetSpent, isEnded, type CompletionItem, type CompletionOutcome, type Run } from '../domain/run.ts';
 import type { ReadModel } from '../read-model.ts';
 import { leaseTokens, runPrefixOf } from './task-ids.ts';
 
@@ -125,21 +125,24 @@ export class RunDispatch {
     });
     const accepted = new Set<number>();
     let decidedLive = false;
-    let budgetEnded = false;
+    let endedNow = false;
     for (const event of events) {
-      if (event.type === 'RunEnded' && event.run.reason === 'budget') budgetEnded = true;
+      if (event.type === 'RunEnded') endedNow = true;
       if (event.type !== 'TasksCompleted') continue;
       decidedLive = true;
       for (const task of event.tasks) accepted.add(task.position);
     }
     // Tasks were completed: the run was live when the items were decided, so one not accepted is
-    // stale, even when this completion ended the run; but the items after the one that spent the
-    // budget were answered as a later call's (decideCompletion): cancelled. Else the run had
-    // ended, or they were all stale.
-    const ended = !decidedLive && isEnded(readModel.runStates.get(run.id)?.run ?? run);
-    // The item that spent the budget is the last accepted one.
+    // stale, even when this completion ended the run; but when it spent the budget, the items
+    // after the last one accepted (the one that spent it) were cut as a later call's would be
+    // (decideCompletion): cancelled. An ended run's spending no longer moves. Else the run had
+    // ended before, or they were all stale.
+    const state = readModel.runStates.get(run.id);
+    const ended = !decidedLive && isEnded(state?.run ?? run);
     let spentAt = items.length - 1;
-    if (budgetEnded) while (spentAt >= 0 && !accepted.has(items[spentAt]!.position)) spentAt--;
+    if (endedNow && state && budgetSpent(state.run, state.spending.cost, state.spending.executed)) {
+      while (spentAt >= 0 && !accepted.has(items[spentAt]!.position)) spentAt--;
+    }
     return items.map((item, at) => (at > spentAt || ended ? 'cancelled' : accepted.has(item.position) ? 'accepted' : 'stale'));
   }
 

@@ -5,7 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventStreamReader } from '../helpers/event-stream.ts';
-import { memberWithProject } from '../helpers/fixtures.ts';
+import { createApiKey, createProject, memberWithProject } from '../helpers/fixtures.ts';
+import { createIteration } from '../helpers/job-fixtures.ts';
 import { complete, completeAll, createRun, lease, registerWorker, runOf, runSetup } from '../helpers/run-fixtures.ts';
 import { withService } from '../helpers/service.ts';
 
@@ -150,6 +151,98 @@ test('a job its client cancels cancels its live runs with it: their tasks end ca
     assert.equal(beat.body.stop, [task.id]);
     assert.equal((await complete(member.client, worker, [{ task: task.id, lease: task.lease, score: 1 }])).body.results[0].outcome, 'cancelled');
     assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'cancelled');
+  }, { lmdb: true }));
+
+test('a budget spent already when a completion comes (max_cost 0, or a run retried after its budget ended it) takes one item and ends the run again, the rest cancelled', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const free = await createRun(member.client, setup, { budget: { max_cost: 0 } });
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 3 });
+    const answer = await complete(member.client, worker, tasks.map((task: any) => ({ task: task.id, lease: task.lease, score: 1 })));
+    assert.equal(answer.body.results.map((item: any) => item.outcome), ['accepted', 'cancelled', 'cancelled']);
+    assert.equal([(await runOf(member.client, free)).status, (await runOf(member.client, free)).reason], ['completed', 'budget']);
+
+    const other = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, other, { budget: { max_tasks: 1 }, max_tries: 1 });
+    const [first] = await lease(member.client, worker, { max: 1, run: run.id });
+    await complete(member.client, worker, [{ task: first.id, lease: first.lease, status: 'error', error: 'boom' }]);
+    assert.equal([(await runOf(member.client, run)).reason, (await runOf(member.client, run)).counts.dead], ['budget', 1]);
+    assert.is((await member.client.post(`/api/runs/${run.id}/retry/`, {})).status, 200);
+    const [again] = await lease(member.client, worker, { max: 1, run: run.id });
+    assert.equal((await complete(member.client, worker, [{ task: again.id, lease: again.lease, score: 1 }])).body.results[0].outcome, 'accepted');
+    const state = await runOf(member.client, run);
+    // Its other tasks were skipped when the budget ended it: every task has ended now.
+    assert.equal([state.status, state.reason, state.counts.leased], ['completed', 'all_done', 0], 'ended again, not wedged');
+  }, { lmdb: true }));
+
+test('an item after the one that spent the budget is cancelled, whatever else ends the run in the same completion', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 1);
+    const run = await createRun(member.client, setup, { budget: { max_tasks: 2 } });
+    const worker = await registerWorker(member.client);
+    const [a, b] = await lease(member.client, worker, { max: 2 });
+    await completeAll(member.client, worker, [a]);
+    const answer = await complete(member.client, worker, [{ task: b.id, lease: b.lease, score: 1 }, { task: a.id, lease: 'A'.repeat(22), score: 1 }]);
+    assert.equal(answer.body.results.map((item: any) => item.outcome), ['accepted', 'cancelled']);
+    assert.equal([(await runOf(member.client, run)).status, (await runOf(member.client, run)).reason], ['completed', 'all_done']);
+  }, { lmdb: true }));
+
+test('a job moved to another project and cancelled in one request: its cancelled runs move with it', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const second = await createProject(member.client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, setup);
+    assert.is((await member.client.patch(`/api/agents/${setup.agent.id}/`, { project: second.id })).status, 200);
+    const moved = await member.client.patch(`/api/jobs/${setup.job.id}/`, { project: second.id, status: 'cancelled' });
+    assert.is(moved.status, 200, moved.text);
+    assert.is((await runOf(member.client, run)).status, 'cancelled');
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 1);
+    const oldKey = client.as({ apiKey: (await createApiKey(member.client, project.id)).key });
+    assert.is((await oldKey.get(`/api/runs/${run.id}/`)).status, 404);
+  }, { lmdb: true }));
+
+test('a batch of results posted while a run of its iteration is created: one of them is refused, and the iteration stays within its bound', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 0);
+    const worker = await registerWorker(member.client);
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const iteration = await createIteration(member.client, setup.job.id, { order: i, agent_code: `c${i}` });
+      const rows = setup.dataset.datapoints.map((point: any) => ({ datapoint: point.id, attempt: 1, score: 0.5 }));
+      const [batch, run] = await Promise.all([
+        member.client.post(`/api/job-iterations/${iteration.id}/results/`, { dataset: setup.dataset.id, results: rows }),
+        member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [iteration.id] }),
+      ]);
+      outcomes.add(`${batch.status}/${run.status}`);
+      assert.ok(!(batch.status === 200 && run.status === 201), `both written: ${batch.text} ${run.text}`);
+      if (run.status === 201) await completeAll(member.client, worker, await lease(member.client, worker, { max: 10, run: run.body.id }));
+      const held = (await member.client.get(`/api/job-iterations/${iteration.id}/results/`)).body.count;
+      assert.ok(held <= 4, `${held} results, bound 4`);
+      const pinned = (await member.client.get(`/api/job-iterations/${iteration.id}/results/summary/`)).body.dataset;
+      assert.is(pinned === null, held === 0, 'pinned exactly when it holds results');
+    }
+    assert.ok(outcomes.size > 0);
+  }, { lmdb: true, limits: { resultsPerIterationMax: 4 } }));
+
+test('a run created while its job is cancelled: refused, and its iteration left unpinned', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    for (let i = 0; i < 8; i++) {
+      const setup = await runSetup(member.client, project.id, 2, 1);
+      const [iteration] = setup.iterations;
+      const [created] = await Promise.all([
+        member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [iteration.id] }),
+        member.client.patch(`/api/jobs/${setup.job.id}/`, { status: 'cancelled' }),
+      ]);
+      const pinned = (await member.client.get(`/api/job-iterations/${iteration.id}/results/summary/`)).body.dataset?.id ?? null;
+      if (created.status === 201) assert.is((await runOf(member.client, created.body)).status, 'cancelled', 'made, then cancelled with its job');
+      else assert.equal([created.status, pinned], [409, null], `${created.text} ${i}`);
+    }
   }, { lmdb: true }));
 
 test.run();

@@ -15,6 +15,7 @@ import { handOutBlock } from '../../domain/run-tasks.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
 import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { RunDispatch } from '../../runs/run-dispatch.ts';
+import type { RunPlacements } from '../../runs/run-placements.ts';
 import type { RunRescorer } from '../../runs/run-rescore.ts';
 import { RunScoring } from '../../runs/run-scoring.ts';
 import { scoreRangeOf, scoringErrors, specPassThresholdDefault } from '../../scoring/run-scorer.ts';
@@ -34,6 +35,7 @@ export interface RunCollaborators extends RecordCollaborators {
   results: ResultKeeper;
   resultIntake: ResultIntake;
   dispatch: RunDispatch;
+  placements: RunPlacements;
   runScoring: RunScoring;
   rescorer: RunRescorer;
 }
@@ -64,7 +66,7 @@ interface NewRun {
   scoring: RunScoringConfig | null;
 }
 
-export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch, rescorer }: RunCollaborators): Route[] {
+export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch, placements, rescorer }: RunCollaborators): Route[] {
   const visibleJob = (ctx: ApiContext): Job => tenancy.seen(ctx.state.principal, readModel.jobs.get(ctx.params.id!), (job) => job.project);
   const visibleRun = (ctx: ApiContext): RunState => {
     const run = tenancy.seen(ctx.state.principal, readModel.runs.get(ctx.params.id!), (found) => found.project);
@@ -132,32 +134,14 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
    */
   const checkJobTakesRun = (job: Job, iterations: readonly JobIteration[]) => {
     if (job.status === 'cancelled') throw conflict('A cancelled job takes no new run.');
-    const runs = readModel.runsOf(job).length + (placing.byJob.get(job.id) ?? 0);
+    const runs = readModel.runsOf(job).length + placements.placedIn(job.id);
     if (runs >= limits.runsPerJobMax) throw invalid({ non_field_errors: [`A job may have at most ${limits.runsPerJobMax} runs.`] });
     for (const iteration of iterations) {
       const other = readModel.liveRunOf(iteration);
       if (other) throw invalid({ iterations: [busyIteration(iteration.id, other)] });
-      const placed = placing.iterations.get(iteration.id);
+      const placed = placements.runOf(iteration.id);
       if (placed) throw invalid({ iterations: [`Iteration ${iteration.id} is being placed in run ${placed}, created now.`] });
     }
-  };
-
-  /**
-   * Runs being created, from their checks (checkJobTakesRun) to their job's decision: each holds
-   * its iterations and a place among its job's runs, so that creations made together are checked
-   * as if one came after the other. Without it both would pass the checks and pin their
-   * iterations, and the job's actor would then refuse one, its pins left behind.
-   */
-  const placing = { iterations: new Map<string, string>(), byJob: new Map<string, number>() };
-  const place = (run: string, job: Job, iterations: readonly JobIteration[]): (() => void) => {
-    for (const iteration of iterations) placing.iterations.set(iteration.id, run);
-    placing.byJob.set(job.id, (placing.byJob.get(job.id) ?? 0) + 1);
-    return () => {
-      for (const iteration of iterations) placing.iterations.delete(iteration.id);
-      const left = placing.byJob.get(job.id)! - 1;
-      if (left > 0) placing.byJob.set(job.id, left);
-      else placing.byJob.delete(job.id);
-    };
   };
 
   /** A scoring checked against the job's agent (its eval spec, its output_schema), a spec's threshold filled in; 400 on `scoring`. */
@@ -254,6 +238,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         const rosters = iterations.map((iteration) => resultIntake.rosterFor(iteration, body.dataset, visible));
         const roster = rosters[0]!;
         checkBounds(body, iterations.length * roster.ids.length * body.attempts);
+        // Again once pinned (below); here, a run refused at once pins nothing.
         checkResultsFit(iterations, roster.ids.length, body.attempts);
         const race = body.race ? settleRace(readModel, results.store, {
           job,
@@ -265,12 +250,24 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         }) : null;
         checkJobTakesRun(job, iterations);
         const id = newRunId();
-        const placed = place(id, job, iterations);
+        // Held from here to the job's decision (RunPlacements): no other run takes these
+        // iterations, and no batch of results lands on them.
+        const placed = placements.place(id, job.id, iterations.map((iteration) => iteration.id));
+        const unpinned = iterations.filter((iteration) => results.store.pinOf(iteration.id) === undefined).map((iteration) => iteration.id);
         try {
           // Pinned first, each durably (together: the results' writer commits them at once): results of
-          // another version can no longer be written to them.
+          // another version can no longer be written to them. Once they are, every batch written
+          // before is in the tables, and the rows the run would leave are counted.
           await Promise.all(iterations.map((iteration) => results.pin(iteration.id, roster, clock.nowMs())));
+          checkResultsFit(iterations, roster.ids.length, body.attempts);
           await createRun(ctx, { id, job, body, iterations, roster, race, scoring });
+        } catch (refusal) {
+          // Refused after pinning (the job cancelled meanwhile, a bound): the pins it made go
+          // again. Nothing wrote those iterations since it was placed; one with rows got them
+          // from a batch decided before, whose pin it is.
+          const made = unpinned.filter((iteration) => results.store.pinOf(iteration) !== undefined && !results.store.table(iteration)?.rows);
+          await results.unpin(made);
+          throw refusal;
         } finally {
           placed();
         }
