@@ -8,6 +8,7 @@ import { defaultLimits, loadConfig } from '../config.ts';
 import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
+import { servingProcess } from '../store/serving-process.ts';
 import { storeUpgrades } from '../store-upgrades.ts';
 
 const source = process.argv[2];
@@ -71,13 +72,11 @@ function looksLikeLmdb(file: string): boolean {
   }
 }
 
+/** Told without opening the store: opening a store the service serves can lose its writes (src/store/serving-process.ts). */
 async function refuseIfInUse(dir: string): Promise<void> {
-  if (!existsSync(join(dir, 'data.mdb'))) return;
-  const kv = new LmdbKv(dir);
-  const others = kv.otherProcesses();
-  await kv.close();
-  if (others.length > 0) {
-    console.error(`The store under ${dir} is open in process ${others.join(', ')}: stop the service before restoring.`);
+  const serving = servingProcess(dir);
+  if (serving !== undefined) {
+    console.error(`The store under ${dir} is open in process ${serving}: stop the service before restoring.`);
     process.exit(1);
   }
 }

@@ -1,11 +1,16 @@
 // Running the service as a process, shared by `npm start` (src/main.ts) and the package's start
 // command (src/cli/start.ts): create it from a configuration, listen, and on SIGTERM or SIGINT stop
 // accepting, finish in-flight requests, snapshot and close the store, then exit 0.
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { createService } from '../service.ts';
 import { StoreCorruptError } from '../store/journal.ts';
+import type { LmdbKv } from '../store/lmdb-kv.ts';
+import { markServing, servingProcess } from '../store/serving-process.ts';
+import { backupTaker } from './backup-requests.ts';
 
 export interface ServeOptions {
   /** File descriptor the logs go to: 1 (stdout, npm start) or 2 (stderr). */
@@ -29,16 +34,39 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const onSignal = (signal: string) => (stop ? void stop(signal) : (requested ??= signal));
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // Backups are asked for with SIGUSR2 (src/cli/backup-requests.ts); listened for before the
+  // store names this process as its own, so that one asked early waits instead of ending it.
+  let takeBackups: (() => void) | undefined;
+  let backupAsked = false;
+  process.on('SIGUSR2', () => (takeBackups ? takeBackups() : (backupAsked = true)));
+
+  // Only this process may open a store it serves (src/store/serving-process.ts).
+  const dataDir = resolve(config.dataDir);
+  let released = () => {};
+  if (config.storage === 'lmdb') {
+    mkdirSync(dataDir, { recursive: true });
+    const other = servingProcess(dataDir);
+    if (other !== undefined) {
+      logger.fatal({ pid: other, dataDir }, `the store under ${dataDir} is served by process ${other}: stop it first`);
+      process.exit(1);
+    }
+    released = markServing(dataDir);
+  }
 
   let service;
   try {
     service = await createService({ ...config, logger });
   } catch (error) {
+    released();
     if (error instanceof StoreCorruptError) {
       logger.fatal({ err: error }, error.message);
       process.exit(3);
     }
     throw error;
+  }
+  if (config.storage === 'lmdb') {
+    takeBackups = backupTaker(dataDir, service.deps.kv as LmdbKv, logger);
+    if (backupAsked) takeBackups();
   }
   let stopping = false;
   const closeAndExit = async (signal: string) => {
@@ -47,6 +75,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     logger.info({ signal }, 'stopping: finishing in-flight requests and writing snapshots');
     try {
       await service.close();
+      released();
       logger.info('stopped cleanly');
       process.exit(0);
     } catch (error) {
@@ -62,6 +91,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   } catch (error) {
     logger.fatal({ err: error, host: config.host, port: config.port }, `cannot listen on ${config.host}:${config.port}`);
     await service.close();
+    released();
     process.exit(1);
   }
   if (requested) return closeAndExit(requested);

@@ -212,13 +212,6 @@ export class LmdbKv implements Kv {
     }
   }
 
-  /** Other live processes that have this store open (stale entries of dead ones are cleared). */
-  otherProcesses(): number[] {
-    this.env.readerCheck();
-    const pids = [...this.env.readerList().matchAll(/^\s*(\d+)\s/gm)].map((match) => Number(match[1]));
-    return [...new Set(pids)].filter((pid) => pid !== process.pid);
-  }
-
   async close(): Promise<void> {
     await this.env.close();
   }

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -6,6 +6,8 @@ import * as assert from 'uvu/assert';
 import { Client } from '../helpers/client.ts';
 import { createApiKey, createProject, registerUser } from '../helpers/fixtures.ts';
 import { spawnService } from '../helpers/process.ts';
+import { freePort, npmStartArgs } from '../../scripts/service-process.ts';
+import { servingProcess } from '../../src/store/serving-process.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
 /**
@@ -58,6 +60,8 @@ test('a backup taken while the service runs restores to exactly what it held', a
     await busy;
     assert.ok(acknowledged.length > 0, 'no write landed while the backup was taken');
     assert.is(made.status, 0, made.output);
+    // Taken by the service: no other process opens a store it serves (src/store/serving-process.ts).
+    assert.match(made.output, new RegExp(`taken by the service \\(process ${service.child.pid}\\)`));
     assert.ok(existsSync(backup));
 
     const whileRunning = await npmRun('restore', backup, dataDir);
@@ -101,6 +105,37 @@ test('restore refuses a file that is not a backup, and backup refuses to overwri
     assert.is(empty.status, 1);
     assert.match(empty.output, /nothing to back up/);
   } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a store is served by one process: a second service on its directory refuses to start, and a marker left by a killed one does not stop the next', async () => {
+  const dataDir = tempDataDir();
+  let first = await spawnService({ DATA_DIR: dataDir });
+  try {
+    const port = String(await freePort());
+    const second = spawn(process.execPath, npmStartArgs(), { env: { ...process.env, DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    second.stdout!.on('data', (chunk) => (output += chunk));
+    second.stderr!.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => second.once('exit', resolve));
+    assert.is(code, 1, output);
+    assert.match(output, new RegExp(`served by process ${first.child.pid}`));
+    assert.ok(servingProcess(dataDir) === first.child.pid, 'the first still serves it');
+    // A SIGUSR2 with no request waiting changes nothing.
+    first.child.kill('SIGUSR2');
+    assert.is((await fetch(`${first.url}/health/`)).status, 200);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    assert.is(servingProcess(dataDir), undefined, 'a marker of a process that is gone is ignored');
+    first = await spawnService({ DATA_DIR: dataDir });
+    assert.is(servingProcess(dataDir), first.child.pid);
+    first.child.kill('SIGTERM');
+    await first.exited;
+    assert.is(servingProcess(dataDir), undefined, 'a clean stop takes its name back');
+  } finally {
+    first.child.kill('SIGKILL');
+    await first.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
