@@ -2,16 +2,15 @@
 // the store while it serves it: src/store/serving-process.ts). The backup command writes a request
 // file under DATA_DIR naming its target and signals the service (SIGUSR2); the service takes each
 // request it finds, copies the store (one read transaction: a single point in time, writers not
-// paused) and writes the answer beside it, which the command waits for.
+// paused) and writes the answer beside it, which the command waits for while the service lives.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { LmdbKv } from '../store/lmdb-kv.ts';
+import { isAlive } from '../store/serving-process.ts';
 
 const prefix = 'backup-request-';
-/** How long the command waits for the service's answer. */
-const answerTimeoutMs = 30 * 60 * 1000;
 
 interface Answer {
   ok: boolean;
@@ -19,18 +18,32 @@ interface Answer {
   error?: string;
 }
 
-/**
- * The service's side: what takes every waiting request, one signal at a time (the service calls
- * it on each SIGUSR2, src/cli/serve.ts).
- */
-export function backupTaker(dataDir: string, kv: LmdbKv, logger: Logger): () => void {
+export interface BackupTaker {
+  /** Takes every waiting request (on each SIGUSR2), one after another. */
+  take(): void;
+  /** Stopping: requests from now on are refused; resolves once the backup being taken is done. */
+  drain(): Promise<void>;
+}
+
+/** The service's side. Requests left by an earlier process (nobody waits for them) are removed first. */
+export function backupTaker(dataDir: string, kv: LmdbKv, logger: Logger): BackupTaker {
+  for (const name of readdirSync(dataDir)) if (name.startsWith(prefix)) rmSync(join(dataDir, name), { force: true });
   let running: Promise<void> = Promise.resolve();
-  return () => {
-    running = running.then(() => takeWaiting(dataDir, kv, logger));
+  let stopping = false;
+  return {
+    take() {
+      running = running.then(() => takeWaiting(dataDir, stopping ? undefined : kv, logger));
+    },
+    drain() {
+      stopping = true;
+      this.take();
+      return running;
+    },
   };
 }
 
-async function takeWaiting(dataDir: string, kv: LmdbKv, logger: Logger): Promise<void> {
+/** Answers every waiting request: a copy into its target, or (`kv` undefined: the service stops) a refusal. */
+async function takeWaiting(dataDir: string, kv: LmdbKv | undefined, logger: Logger): Promise<void> {
   for (const name of readdirSync(dataDir)) {
     if (!name.startsWith(prefix) || !name.endsWith('.json')) continue;
     const request = join(dataDir, name);
@@ -38,13 +51,15 @@ async function takeWaiting(dataDir: string, kv: LmdbKv, logger: Logger): Promise
     try {
       const { target } = JSON.parse(readFileSync(request, 'utf8')) as { target: string };
       rmSync(request, { force: true });
+      if (!kv) throw new Error('the service is stopping: back up once it has stopped, or after it starts again');
+      if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`);
       await kv.backup(target);
       answer = { ok: true, bytes: statSync(target).size };
       logger.info({ target }, 'backup taken');
     } catch (error) {
       rmSync(request, { force: true });
       answer = { ok: false, error: (error as Error).message };
-      logger.error({ err: error }, 'backup failed');
+      logger.warn({ err: error }, 'backup refused or failed');
     }
     // Written whole, then renamed: the command never reads half an answer.
     const answerPath = request.replace(/\.json$/, '.answer');
@@ -60,11 +75,10 @@ export async function requestBackup(dataDir: string, pid: number, target: string
   writeFileSync(`${request}.tmp`, JSON.stringify({ target }));
   renameSync(`${request}.tmp`, request);
   process.kill(pid, 'SIGUSR2');
-  const deadline = Date.now() + answerTimeoutMs;
   while (!existsSync(answerPath)) {
-    if (Date.now() > deadline) {
+    if (!isAlive(pid)) {
       rmSync(request, { force: true });
-      throw new Error(`the service (process ${pid}) did not answer the backup request`);
+      throw new Error(`the service (process ${pid}) stopped before it answered`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

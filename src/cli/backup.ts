@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
-import { servingProcess } from '../store/serving-process.ts';
+import { claimStore } from '../store/serving-process.ts';
 import { requestBackup } from './backup-requests.ts';
 
 const target = process.argv[2];
@@ -22,18 +22,29 @@ if (existsSync(target)) {
   console.error(`${target} already exists; choose a new file name.`);
   process.exit(1);
 }
-// A store the service serves is copied by the service: no other process may open it
-// (src/store/serving-process.ts).
-const serving = servingProcess(dataDir);
-if (serving !== undefined) {
-  const bytes = await requestBackup(dataDir, serving, resolve(target));
-  console.log(`Backed up ${dataDir} to ${target} (${bytes} bytes), taken by the service (process ${serving}).`);
+// One process at a time opens the store (src/store/serving-process.ts): a store the service
+// serves is copied by the service; else this command claims it while it copies.
+const claim = claimStore(dataDir, 'backup');
+if ('heldBy' in claim) {
+  const { pid, role } = claim.heldBy;
+  if (role !== 'service') {
+    console.error(`The store under ${dataDir} is open in process ${pid} (a ${role}); try again once it is done.`);
+    process.exit(1);
+  }
+  try {
+    const bytes = await requestBackup(dataDir, pid, resolve(target));
+    console.log(`Backed up ${dataDir} to ${target} (${bytes} bytes), taken by the service (process ${pid}).`);
+  } catch (error) {
+    console.error(`The backup failed: ${(error as Error).message}`);
+    process.exit(1);
+  }
 } else {
   const kv = new LmdbKv(dataDir);
   try {
     await kv.backup(resolve(target));
   } finally {
     await kv.close();
+    claim.release();
   }
   console.log(`Backed up ${dataDir} to ${target} (${statSync(target).size} bytes).`);
 }

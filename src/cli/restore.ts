@@ -1,6 +1,6 @@
 // `npm run restore -- <file>` (with the service stopped): checks that the backup recovers
 // cleanly, keeps the current store beside it, and puts the backup in its place under DATA_DIR.
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Registry } from '../actors/registry.ts';
@@ -8,7 +8,7 @@ import { defaultLimits, loadConfig } from '../config.ts';
 import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
-import { servingProcess } from '../store/serving-process.ts';
+import { claimStore } from '../store/serving-process.ts';
 import { storeUpgrades } from '../store-upgrades.ts';
 
 const source = process.argv[2];
@@ -19,9 +19,10 @@ if (!source || !existsSync(source)) {
 const dataDir = resolve(loadConfig().dataDir);
 
 const summary = await verify(resolve(source));
-await refuseIfInUse(dataDir);
+const release = claimOrRefuse(dataDir);
 const kept = moveCurrentAside(dataDir);
 copyFileSync(source, join(dataDir, 'data.mdb'));
+release();
 console.log(`Restored ${source} into ${dataDir}: ${summary}.`);
 if (kept) console.log(`The previous store is kept as ${kept}.`);
 
@@ -72,13 +73,15 @@ function looksLikeLmdb(file: string): boolean {
   }
 }
 
-/** Told without opening the store: opening a store the service serves can lose its writes (src/store/serving-process.ts). */
-async function refuseIfInUse(dir: string): Promise<void> {
-  const serving = servingProcess(dir);
-  if (serving !== undefined) {
-    console.error(`The store under ${dir} is open in process ${serving}: stop the service before restoring.`);
+/** The store claimed for this command, told without opening it: opening a store the service serves can lose its writes (src/store/serving-process.ts). */
+function claimOrRefuse(dir: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  const claim = claimStore(dir, 'restore');
+  if ('heldBy' in claim) {
+    console.error(`The store under ${dir} is open in process ${claim.heldBy.pid}: stop the service before restoring.`);
     process.exit(1);
   }
+  return claim.release;
 }
 
 function moveCurrentAside(dir: string): string | null {

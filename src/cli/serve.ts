@@ -9,8 +9,8 @@ import { createLogger } from '../log.ts';
 import { createService } from '../service.ts';
 import { StoreCorruptError } from '../store/journal.ts';
 import type { LmdbKv } from '../store/lmdb-kv.ts';
-import { markServing, servingProcess } from '../store/serving-process.ts';
-import { backupTaker } from './backup-requests.ts';
+import { claimStore } from '../store/serving-process.ts';
+import { backupTaker, type BackupTaker } from './backup-requests.ts';
 
 export interface ServeOptions {
   /** File descriptor the logs go to: 1 (stdout, npm start) or 2 (stderr). */
@@ -36,21 +36,22 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   process.on('SIGINT', onSignal);
   // Backups are asked for with SIGUSR2 (src/cli/backup-requests.ts); listened for before the
   // store names this process as its own, so that one asked early waits instead of ending it.
-  let takeBackups: (() => void) | undefined;
+  let backups: BackupTaker | undefined;
   let backupAsked = false;
-  process.on('SIGUSR2', () => (takeBackups ? takeBackups() : (backupAsked = true)));
+  process.on('SIGUSR2', () => (backups ? backups.take() : (backupAsked = true)));
 
   // Only this process may open a store it serves (src/store/serving-process.ts).
   const dataDir = resolve(config.dataDir);
   let released = () => {};
   if (config.storage === 'lmdb') {
     mkdirSync(dataDir, { recursive: true });
-    const other = servingProcess(dataDir);
-    if (other !== undefined) {
-      logger.fatal({ pid: other, dataDir }, `the store under ${dataDir} is served by process ${other}: stop it first`);
+    const claim = claimStore(dataDir, 'service');
+    if ('heldBy' in claim) {
+      const { pid, role } = claim.heldBy;
+      logger.fatal({ pid, role, dataDir }, `the store under ${dataDir} is open in process ${pid} (${role === 'service' ? 'a service' : `a ${role}`}): stop it first`);
       process.exit(1);
     }
-    released = markServing(dataDir);
+    released = claim.release;
   }
 
   let service;
@@ -65,8 +66,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     throw error;
   }
   if (config.storage === 'lmdb') {
-    takeBackups = backupTaker(dataDir, service.deps.kv as LmdbKv, logger);
-    if (backupAsked) takeBackups();
+    backups = backupTaker(dataDir, service.deps.kv as LmdbKv, logger);
+    if (backupAsked) backups.take();
   }
   let stopping = false;
   const closeAndExit = async (signal: string) => {
@@ -74,6 +75,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     stopping = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests and writing snapshots');
     try {
+      // A backup being taken is finished before the store closes; later requests are refused.
+      await backups?.drain();
       await service.close();
       released();
       logger.info('stopped cleanly');

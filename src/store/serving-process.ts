@@ -1,18 +1,20 @@
-// Which process serves a store directory, told without opening the store. LMDB as lmdb-js 3.5
+// Which process has a store directory open, told without opening the store. LMDB as lmdb-js 3.5
 // ships it resets the shared count of committed transactions whenever another process opens the
 // environment (upstream's ITS#9496, fixed there and not in that copy): a commit the service made
-// meanwhile can then be written over, acknowledged writes lost, or the writer crash. So nothing
-// but the service opens a store it serves: it names itself in `service.pid` under DATA_DIR, and
-// the backup and restore commands read that file instead of opening the store (a backup is then
-// taken by the service itself, src/cli/backup-requests.ts).
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// meanwhile can then be written over, acknowledged writes lost, or the writer crash. So one
+// process at a time opens a store: the service while it serves it, or the backup or restore
+// command while the service is stopped. Each claims the directory first with `store.pid`
+// (created exclusively, so two cannot both claim it); the backup command finding the service
+// there asks it for the copy instead (src/cli/backup-requests.ts).
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const fileName = 'service.pid';
+const fileName = 'store.pid';
 
-/** What the file says: the process, and when it started (so that a reused pid is not taken for it). */
-interface Marker {
+/** Who holds a store: the process, what it is, and when it started (so that a reused pid is not taken for it). */
+export interface Holder {
   pid: number;
+  role: 'service' | 'backup' | 'restore';
   started: string | null;
 }
 
@@ -26,7 +28,7 @@ function startOf(pid: number): string | null {
   }
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -35,34 +37,54 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The live process (not this one) serving the store under `dataDir`, if any; a marker left by a process that is gone is ignored. */
-export function servingProcess(dataDir: string): number | undefined {
-  const path = join(dataDir, fileName);
-  if (!existsSync(path)) return undefined;
-  let marker: Marker;
+function read(path: string): Holder | 'unreadable' | undefined {
+  let text: string;
   try {
-    marker = JSON.parse(readFileSync(path, 'utf8')) as Marker;
-  } catch {
-    return undefined; // being written, or not ours: nothing serves from it yet
-  }
-  if (!Number.isInteger(marker.pid) || marker.pid === process.pid || !isAlive(marker.pid)) return undefined;
-  if (marker.started !== null && startOf(marker.pid) !== null && startOf(marker.pid) !== marker.started) return undefined;
-  return marker.pid;
-}
-
-/** Names this process as the store's; answers what takes the name back (at a clean stop). */
-export function markServing(dataDir: string): () => void {
-  const path = join(dataDir, fileName);
-  writeFileSync(path, JSON.stringify({ pid: process.pid, started: startOf(process.pid) } satisfies Marker));
-  return () => {
-    if (servingProcessOf(path) === process.pid) rmSync(path, { force: true });
-  };
-}
-
-function servingProcessOf(path: string): number | undefined {
-  try {
-    return (JSON.parse(readFileSync(path, 'utf8')) as Marker).pid;
+    text = readFileSync(path, 'utf8');
   } catch {
     return undefined;
   }
+  try {
+    return JSON.parse(text) as Holder;
+  } catch {
+    return 'unreadable';
+  }
+}
+
+/** The live process (not this one) holding the store under `dataDir`, if any; a claim left by a process that is gone is ignored. */
+export function storeHolder(dataDir: string): Holder | undefined {
+  const holder = read(join(dataDir, fileName));
+  if (holder === undefined || holder === 'unreadable') return undefined;
+  if (!Number.isInteger(holder.pid) || holder.pid === process.pid || !isAlive(holder.pid)) return undefined;
+  const started = startOf(holder.pid);
+  if (holder.started !== null && started !== null && started !== holder.started) return undefined;
+  return holder;
+}
+
+/** A little wait, without the event loop (a claim is made before anything else runs). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Claims the store for this process as `role`: answers what gives it up, or the live process that
+ * holds it. A claim left by a process that is gone is taken over.
+ */
+export function claimStore(dataDir: string, role: Holder['role']): { release: () => void } | { heldBy: Holder } {
+  const path = join(dataDir, fileName);
+  const mine: Holder = { pid: process.pid, role, started: startOf(process.pid) };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      writeFileSync(path, JSON.stringify(mine), { flag: 'wx' });
+      return { release: () => (read(path) as Holder | undefined)?.pid === process.pid && rmSync(path, { force: true }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    // Being written by another claimer: read it again in a moment.
+    if (read(path) === 'unreadable') pause(50);
+    const holder = storeHolder(dataDir);
+    if (holder) return { heldBy: holder };
+    if (read(path) !== 'unreadable') rmSync(path, { force: true }); // its process is gone
+  }
+  throw new Error(`${path} could not be claimed; remove it if no service, backup or restore runs`);
 }

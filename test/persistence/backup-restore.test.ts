@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -7,7 +7,7 @@ import { Client } from '../helpers/client.ts';
 import { createApiKey, createProject, registerUser } from '../helpers/fixtures.ts';
 import { spawnService } from '../helpers/process.ts';
 import { freePort, npmStartArgs } from '../../scripts/service-process.ts';
-import { servingProcess } from '../../src/store/serving-process.ts';
+import { storeHolder } from '../../src/store/serving-process.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
 /**
@@ -120,23 +120,51 @@ test('a store is served by one process: a second service on its directory refuse
     second.stderr!.on('data', (chunk) => (output += chunk));
     const code = await new Promise((resolve) => second.once('exit', resolve));
     assert.is(code, 1, output);
-    assert.match(output, new RegExp(`served by process ${first.child.pid}`));
-    assert.ok(servingProcess(dataDir) === first.child.pid, 'the first still serves it');
+    assert.match(output, new RegExp(`open in process ${first.child.pid} \\(a service\\)`));
+    assert.ok(storeHolder(dataDir)?.pid === first.child.pid, 'the first still serves it');
     // A SIGUSR2 with no request waiting changes nothing.
     first.child.kill('SIGUSR2');
     assert.is((await fetch(`${first.url}/health/`)).status, 200);
     first.child.kill('SIGKILL');
     await first.exited;
-    assert.is(servingProcess(dataDir), undefined, 'a marker of a process that is gone is ignored');
+    assert.is(storeHolder(dataDir), undefined, 'a claim of a process that is gone is ignored');
     first = await spawnService({ DATA_DIR: dataDir });
-    assert.is(servingProcess(dataDir), first.child.pid);
+    assert.is(storeHolder(dataDir)?.pid, first.child.pid);
     first.child.kill('SIGTERM');
     await first.exited;
-    assert.is(servingProcess(dataDir), undefined, 'a clean stop takes its name back');
+    assert.is(storeHolder(dataDir), undefined, 'a clean stop gives its claim up');
   } finally {
     first.child.kill('SIGKILL');
     await first.exited;
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('backups the service takes: two to one file, one refused; one asked while it stops is refused, not left for later; a command left waiting learns the service is gone', async () => {
+  const dataDir = tempDataDir();
+  const backupDir = tempDataDir();
+  let service = await spawnService({ DATA_DIR: dataDir });
+  try {
+    const same = join(backupDir, 'same.backup');
+    const both = await Promise.all([npmRun('backup', same, dataDir), npmRun('backup', same, dataDir)]);
+    assert.equal(both.map((run) => run.status).sort(), [0, 1], both.map((run) => run.output).join('\n'));
+    assert.match(both.find((run) => run.status === 1)!.output, /already exists/);
+    // A request written while the service stops: refused at its stop, not taken by the next one.
+    service.child.kill('SIGTERM');
+    const during = npmRun('backup', join(backupDir, 'during-stop.backup'), dataDir);
+    await service.exited;
+    const answered = await during;
+    assert.is(answered.status === 0 ? existsSync(join(backupDir, 'during-stop.backup')) : true, true, answered.output);
+    service = await spawnService({ DATA_DIR: dataDir });
+    const fresh = await npmRun('backup', join(backupDir, 'fresh.backup'), dataDir);
+    assert.is(fresh.status, 0, fresh.output);
+    assert.equal(readdirSync(dataDir).filter((name) => name.startsWith('backup-request-')), [], 'no request or answer left behind');
+    if (answered.status !== 0) assert.not.ok(existsSync(join(backupDir, 'during-stop.backup')), 'a refused request is not taken later');
+  } finally {
+    service.child.kill('SIGTERM');
+    await service.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(backupDir, { recursive: true, force: true });
   }
 });
 
