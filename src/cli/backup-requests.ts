@@ -1,5 +1,5 @@
 // Backups of a store the service serves, taken by the service itself (no other process may open
-// the store while it serves it: src/store/serving-process.ts). The backup command writes a request
+// the store while it serves it: src/store/store-claim.ts). The backup command writes a request
 // file under DATA_DIR naming its target and signals the service (SIGUSR2); the service takes each
 // request it finds, copies the store (one read transaction: a single point in time, writers not
 // paused) and writes the answer beside it, which the command waits for while the service lives.
@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { LmdbKv } from '../store/lmdb-kv.ts';
-import { isAlive } from '../store/serving-process.ts';
+import { isAlive } from '../store/store-claim.ts';
 
 const prefix = 'backup-request-';
 
@@ -61,19 +61,21 @@ async function takeWaiting(dataDir: string, kv: LmdbKv | undefined, logger: Logg
       answer = { ok: false, error: (error as Error).message };
       logger.warn({ err: error }, 'backup refused or failed');
     }
-    // Written whole, then renamed: the command never reads half an answer.
-    const answerPath = request.replace(/\.json$/, '.answer');
-    writeFileSync(`${answerPath}.tmp`, JSON.stringify(answer));
-    renameSync(`${answerPath}.tmp`, answerPath);
+    writeWhole(request.replace(/\.json$/, '.answer'), answer);
   }
+}
+
+/** JSON written whole, then renamed into place: the other side never reads half of it. */
+function writeWhole(path: string, value: unknown): void {
+  writeFileSync(`${path}.tmp`, JSON.stringify(value));
+  renameSync(`${path}.tmp`, path);
 }
 
 /** The command's side: asks the service `pid` serving `dataDir` for a backup into `target`; resolves with its size. */
 export async function requestBackup(dataDir: string, pid: number, target: string): Promise<number> {
   const request = join(dataDir, `${prefix}${randomUUID()}.json`);
   const answerPath = request.replace(/\.json$/, '.answer');
-  writeFileSync(`${request}.tmp`, JSON.stringify({ target }));
-  renameSync(`${request}.tmp`, request);
+  writeWhole(request, { target });
   process.kill(pid, 'SIGUSR2');
   while (!existsSync(answerPath)) {
     if (!isAlive(pid)) {

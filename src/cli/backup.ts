@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
-import { claimStore } from '../store/serving-process.ts';
+import { claimStore } from '../store/store-claim.ts';
 import { requestBackup } from './backup-requests.ts';
 
 const target = process.argv[2];
@@ -22,7 +22,7 @@ if (existsSync(target)) {
   console.error(`${target} already exists; choose a new file name.`);
   process.exit(1);
 }
-// One process at a time opens the store (src/store/serving-process.ts): a store the service
+// One process at a time opens the store (src/store/store-claim.ts): a store the service
 // serves is copied by the service; else this command claims it while it copies.
 const claim = claimStore(dataDir, 'backup');
 if ('heldBy' in claim) {

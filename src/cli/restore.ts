@@ -8,7 +8,7 @@ import { defaultLimits, loadConfig } from '../config.ts';
 import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
-import { claimStore } from '../store/serving-process.ts';
+import { claimStore } from '../store/store-claim.ts';
 import { storeUpgrades } from '../store-upgrades.ts';
 
 const source = process.argv[2];
@@ -73,7 +73,7 @@ function looksLikeLmdb(file: string): boolean {
   }
 }
 
-/** The store claimed for this command, told without opening it: opening a store the service serves can lose its writes (src/store/serving-process.ts). */
+/** The store claimed for this command, told without opening it: opening a store the service serves can lose its writes (src/store/store-claim.ts). */
 function claimOrRefuse(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
   const claim = claimStore(dir, 'restore');

@@ -9,7 +9,7 @@ import { createLogger } from '../log.ts';
 import { createService } from '../service.ts';
 import { StoreCorruptError } from '../store/journal.ts';
 import type { LmdbKv } from '../store/lmdb-kv.ts';
-import { claimStore } from '../store/serving-process.ts';
+import { claimStore } from '../store/store-claim.ts';
 import { backupTaker, type BackupTaker } from './backup-requests.ts';
 
 export interface ServeOptions {
@@ -40,7 +40,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let backupAsked = false;
   process.on('SIGUSR2', () => (backups ? backups.take() : (backupAsked = true)));
 
-  // Only this process may open a store it serves (src/store/serving-process.ts).
+  // Only this process may open a store it serves (src/store/store-claim.ts).
   const dataDir = resolve(config.dataDir);
   let released = () => {};
   if (config.storage === 'lmdb') {

@@ -7,7 +7,7 @@ import { Client } from '../helpers/client.ts';
 import { createApiKey, createProject, registerUser } from '../helpers/fixtures.ts';
 import { spawnService } from '../helpers/process.ts';
 import { freePort, npmStartArgs } from '../../scripts/service-process.ts';
-import { storeHolder } from '../../src/store/serving-process.ts';
+import { storeHolder } from '../../src/store/store-claim.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
 /**
@@ -60,7 +60,7 @@ test('a backup taken while the service runs restores to exactly what it held', a
     await busy;
     assert.ok(acknowledged.length > 0, 'no write landed while the backup was taken');
     assert.is(made.status, 0, made.output);
-    // Taken by the service: no other process opens a store it serves (src/store/serving-process.ts).
+    // Taken by the service: no other process opens a store it serves (src/store/store-claim.ts).
     assert.match(made.output, new RegExp(`taken by the service \\(process ${service.child.pid}\\)`));
     assert.ok(existsSync(backup));
 

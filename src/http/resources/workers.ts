@@ -136,10 +136,14 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       const resolved = resolveRowAt(datapoint, attempt, scored.input, limits);
       if ('errors' in resolved) return { errors: resolved.errors };
       const iterationId = run.iterations[iteration]!;
-      const names = Object.keys(resolved.row.fields.dimension_scores ?? {});
+      const result = { iteration: iterationId, row: resolved.row };
+      const dimensions = resolved.row.fields.dimension_scores;
+      // Most results have no dimension: nothing is counted in flight for them.
+      if (!dimensions) return { run, item: { position, token: item.lease, result } };
+      const names = Object.keys(dimensions);
       const tooMany = namesInFlight.take(iterationId, names);
       if (tooMany) return { errors: { dimension_scores: [tooMany] } };
-      return { run, item: { position, token: item.lease, result: { iteration: iterationId, row: resolved.row } }, names };
+      return { run, item: { position, token: item.lease, result }, names };
     });
   };
 

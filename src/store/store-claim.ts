@@ -61,6 +61,12 @@ export function storeHolder(dataDir: string): Holder | undefined {
   return holder;
 }
 
+/** Whether the claim at `path` is this process's own. */
+function holdsIt(path: string): boolean {
+  const holder = read(path);
+  return holder !== undefined && holder !== 'unreadable' && holder.pid === process.pid;
+}
+
 /** A little wait, without the event loop (a claim is made before anything else runs). */
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -76,7 +82,7 @@ export function claimStore(dataDir: string, role: Holder['role']): { release: ()
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       writeFileSync(path, JSON.stringify(mine), { flag: 'wx' });
-      return { release: () => (read(path) as Holder | undefined)?.pid === process.pid && rmSync(path, { force: true }) };
+      return { release: () => holdsIt(path) && rmSync(path, { force: true }) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
