@@ -4,12 +4,15 @@
 // meanwhile can then be written over, acknowledged writes lost, or the writer crash. So one
 // process at a time opens a store: the service while it serves it, or the backup or restore
 // command while the service is stopped. Each claims the directory first with `store.pid`
-// (created exclusively, so two cannot both claim it); the backup command finding the service
-// there asks it for the copy instead (src/cli/backup-requests.ts).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// (created exclusively, so two cannot both claim it, and a claim left by a process that is gone
+// is taken over by one claimer at a time); the backup command finding the service there asks it
+// for the copy instead (src/cli/backup-requests.ts).
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const fileName = 'store.pid';
+/** Held by the one claimer removing a claim whose process is gone (removeStaleClaim). */
+const takeoverName = 'store.pid.takeover';
 
 /** Who holds a store: the process, what it is, and when it started (so that a reused pid is not taken for it). */
 export interface Holder {
@@ -53,12 +56,7 @@ function read(path: string): Holder | 'unreadable' | undefined {
 
 /** The live process (not this one) holding the store under `dataDir`, if any; a claim left by a process that is gone is ignored. */
 export function storeHolder(dataDir: string): Holder | undefined {
-  const holder = read(join(dataDir, fileName));
-  if (holder === undefined || holder === 'unreadable') return undefined;
-  if (!Number.isInteger(holder.pid) || holder.pid === process.pid || !isAlive(holder.pid)) return undefined;
-  const started = startOf(holder.pid);
-  if (holder.started !== null && started !== null && started !== holder.started) return undefined;
-  return holder;
+  return liveHolder(join(dataDir, fileName));
 }
 
 /** Whether the claim at `path` is this process's own. */
@@ -67,30 +65,72 @@ function holdsIt(path: string): boolean {
   return holder !== undefined && holder !== 'unreadable' && holder.pid === process.pid;
 }
 
-/** A little wait, without the event loop (a claim is made before anything else runs). */
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+/**
+ * Creates `path` holding `holder`, unless it exists: written whole beside it first and linked into
+ * place, so that no reader ever finds it half written.
+ */
+function createOnly(path: string, holder: Holder): boolean {
+  const scratch = `${path}.${process.pid}.new`;
+  writeFileSync(scratch, JSON.stringify(holder));
+  try {
+    linkSync(scratch, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    rmSync(scratch, { force: true });
+  }
+}
+
+/** The process named in a file, when it is alive and is the process that wrote it. */
+function liveHolder(path: string): Holder | undefined {
+  const holder = read(path);
+  if (holder === undefined || holder === 'unreadable') return undefined;
+  if (!Number.isInteger(holder.pid) || holder.pid === process.pid || !isAlive(holder.pid)) return undefined;
+  const started = startOf(holder.pid);
+  if (holder.started !== null && started !== null && started !== holder.started) return undefined;
+  return holder;
+}
+
+/**
+ * Removes a claim whose process is gone, one claimer at a time. Two claimers that both found it
+ * stale would otherwise both remove it, the second removing the claim the first had just made,
+ * and both would open the store. So a claimer first creates the takeover marker (exclusively),
+ * then looks at the claim again and removes it only if it is still stale: while the marker is
+ * held, nobody else removes the claim, and nobody creates one where it stands. Answers the live
+ * process taking the store over instead, if another holds the marker.
+ */
+function removeStaleClaim(dataDir: string, me: Holder): Holder | undefined {
+  const path = join(dataDir, fileName);
+  const marker = join(dataDir, takeoverName);
+  if (!createOnly(marker, me)) {
+    const taker = liveHolder(marker);
+    if (taker) return taker;
+    // Its process stopped part way through a takeover. Which claim it saw is not known, so it is
+    // not guessed at: it happens only if a process dies within the microseconds a takeover takes.
+    if (existsSync(marker)) throw new Error(`${marker} was left by a process that stopped while it took the store over; remove it and ${path} if no service, backup or restore runs`);
+    return undefined;
+  }
+  try {
+    if (existsSync(path) && !liveHolder(path)) rmSync(path);
+    return undefined;
+  } finally {
+    rmSync(marker, { force: true });
+  }
 }
 
 /**
  * Claims the store for this process as `role`: answers what gives it up, or the live process that
- * holds it. A claim left by a process that is gone is taken over.
+ * holds it (or is taking it over). A claim left by a process that is gone is taken over.
  */
 export function claimStore(dataDir: string, role: Holder['role']): { release: () => void } | { heldBy: Holder } {
   const path = join(dataDir, fileName);
-  const mine: Holder = { pid: process.pid, role, started: startOf(process.pid) };
+  const me: Holder = { pid: process.pid, role, started: startOf(process.pid) };
   for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      writeFileSync(path, JSON.stringify(mine), { flag: 'wx' });
-      return { release: () => holdsIt(path) && rmSync(path, { force: true }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    // Being written by another claimer: read it again in a moment.
-    if (read(path) === 'unreadable') pause(50);
-    const holder = storeHolder(dataDir);
+    if (createOnly(path, me)) return { release: () => holdsIt(path) && rmSync(path, { force: true }) };
+    const holder = storeHolder(dataDir) ?? removeStaleClaim(dataDir, me);
     if (holder) return { heldBy: holder };
-    if (read(path) !== 'unreadable') rmSync(path, { force: true }); // its process is gone
   }
   throw new Error(`${path} could not be claimed; remove it if no service, backup or restore runs`);
 }
