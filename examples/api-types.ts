@@ -611,7 +611,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue again only the tasks that ended dead or with an error result ("rerun only the failed"), their tries starting over; an ended run runs again. */
+        /** Queue again only the tasks that ended dead or with an error result ("rerun only the failed"), their tries starting over; an ended run runs again, with the `budget` sent from now on (a run whose budget is spent takes no retry without a larger one). */
         post: operations["runs_retry_create"];
         delete?: never;
         options?: never;
@@ -2359,6 +2359,13 @@ export interface components {
             /** @description The run ends (reason budget) once this many tasks were executed (completions accepted, whatever their result). */
             max_tasks: number | null;
         };
+        /** @description When to end the run early, keeping its results so far (see the run's `budget`). */
+        "runs.fields.budgetBody": {
+            /** @description End the run once its completions' summed `cost` reaches this (null or left out: no cap). */
+            max_cost?: number | null;
+            /** @description End the run once this many tasks were executed (null or left out: no cap). */
+            max_tasks?: number | null;
+        } | null;
         /** @description Its tasks by state: done (a result), dead (its tries used up: its last error is its result), skipped (not run: its budget was reached, or the run failed), cancelled. */
         "runs.fields.counts": {
             total: number;
@@ -2480,6 +2487,10 @@ export interface components {
             /** @description Only this iteration's results (one of the run's); null: every iteration's. */
             iteration?: components["schemas"]["common.pkOrNull"];
         };
+        "runs.retry": {
+            /** @description The run's budget from now on, as when it was created (a field left out has no cap; what the run spent so far counts against it). Left out: the run keeps its own. A budget already spent is refused (409): the retry would run nothing. */
+            budget?: components["schemas"]["runs.fields.budgetBody"];
+        };
         "runs.run": {
             /** @description A dataset version of the job's agent: its datapoints are run. */
             dataset: components["schemas"]["common.pk"];
@@ -2530,11 +2541,7 @@ export interface components {
                 /** @description [low, high], the bounds scores can take: from the scoring when the service scores (then it may be left out), else required. A completion's score outside it is refused for that item. */
                 score_range?: number[] | null;
             } | null;
-            /** @description When to end the run early, keeping its results so far (see the run's `budget`). */
-            budget?: {
-                max_cost?: number | null;
-                max_tasks?: number | null;
-            } | null;
+            budget?: components["schemas"]["runs.fields.budgetBody"];
         };
         /** @description A page of runs.run-response. */
         "runs.run-page": {
@@ -4901,7 +4908,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["runs.retry"];
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -4912,9 +4923,12 @@ export interface operations {
                     "application/json": components["schemas"]["runs.run-response"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

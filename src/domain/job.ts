@@ -241,7 +241,7 @@ function decideRuns(state: JobState, command: RunCommand | { type: 'FailRuns'; r
       if (gone !== undefined) throw conflict(`Iteration ${gone} is no longer of this job (deleted, or moved to another): this run cannot run again. Start a new run.`);
       // An ended run that runs again must not share an iteration with one live meanwhile.
       if (isEnded(retried.run)) refuseBusyIterations(state, retried.run.id, retried.run.iterations, conflict);
-      return decideRetry(retried, command.failedResults, command.nowMs);
+      return decideRetry(retried, command);
     }
     case 'StartRescore': {
       const rescored = runOf(state, command.run);

@@ -128,7 +128,7 @@ export type RunCommand =
   | { type: 'ReleaseWorker'; runs: readonly string[]; worker: string; nowMs: number }
   | { type: 'CancelRun'; run: string; now: string }
   /** `failedResults`: the positions whose result row has status error (read from the results store). */
-  | { type: 'RetryRun'; run: string; failedResults: ReadonlySet<number>; nowMs: number }
+  | { type: 'RetryRun'; run: string; failedResults: ReadonlySet<number>; nowMs: number; budget?: RunBudget }
   | { type: 'FailRuns'; runs: readonly string[]; now: string }
   | { type: 'StartRescore'; run: string; scoring: RunScoringConfig; iteration: string | null; total: number; now: string }
   | { type: 'RescoreProgress'; run: string; done: number; now: string };
@@ -237,8 +237,9 @@ export function decideCompletion(state: RunState, command: Extract<RunCommand, {
   const seen = new Set<number>();
   const completed: CompletedTask[] = [];
   // Items are taken in order, as separate calls would be: once an item accepted spends the budget
-  // the run ends, and the items after it are answered as a later call's would be. (A budget spent
-  // already, a run retried after its budget ended it, takes one item and ends again.)
+  // the run ends, and the items after it are answered as a later call's would be. (A live run whose
+  // budget is spent already, which a store written before retries refused one may hold, takes one
+  // item and ends again.)
   const spent = { cost: state.spending.cost, executed: state.spending.executed };
   const outcomes = command.items.map((item): CompletionOutcome => {
     if (completed.length > 0 && budgetSpent(run, spent.cost, spent.executed)) return 'cancelled';
@@ -404,24 +405,37 @@ export function decideCancel(state: RunState, now: string): RunEvent[] {
 
 /**
  * A retry queues again the tasks that ended dead or with an error result ("rerun only the
- * failed"), their tries starting over; an ended run runs again. A cancelled run takes no retry.
+ * failed"), their tries starting over; an ended run runs again, with `budget` from now on when one
+ * is given. A cancelled run takes no retry, nor does one whose budget is spent: it would run
+ * nothing (or, as it once did, one task past its budget before ending again).
  */
-export function decideRetry(state: RunState, failedResults: ReadonlySet<number>, nowMs: number): RunEvent[] {
-  const { run, tasks } = state;
+export function decideRetry(state: RunState, command: Extract<RunCommand, { type: 'RetryRun' }>): RunEvent[] {
+  const { tasks, spending } = state;
+  const run = command.budget ? { ...state.run, budget: command.budget } : state.run;
   if (run.status === 'cancelled') throw conflict('A cancelled run cannot be retried.');
   if (run.rescore?.status === 'running') throw conflict('A run being rescored cannot be retried until its rescoring has finished.');
   if (state.race) throw conflict("A racing run is not retried: its decisions stand on the order its datapoints went out in. Start a new run for what failed.");
+  if (budgetSpent(run, spending.cost, spending.executed)) throw conflict(budgetSpentMessage(run, spending));
   const positions: number[] = [];
   for (let position = 0; position < tasks.total; position++) {
     const code = tasks.state[position]!;
-    if (code === taskCode.dead || (code === taskCode.done && failedResults.has(position))) positions.push(position);
+    if (code === taskCode.dead || (code === taskCode.done && command.failedResults.has(position))) positions.push(position);
   }
   if (positions.length === 0) throw conflict('No task of this run ended dead or with an error result: there is nothing to retry.');
   const events: RunEvent[] = [];
   // An ended run waits for its next lease again, as a new one does.
   if (isEnded(run)) events.push({ type: 'RunUpdated', run: { ...run, status: 'queued', reason: null, finished_at: null } });
-  events.push({ type: 'TasksQueuedAgain', run: run.id, positions, nowMs });
+  else if (run !== state.run) events.push({ type: 'RunUpdated', run });
+  events.push({ type: 'TasksQueuedAgain', run: run.id, positions, nowMs: command.nowMs });
   return events;
+}
+
+/** Why a retry under a spent budget is refused, with what was spent against which cap. */
+function budgetSpentMessage({ budget }: Run, spending: RunSpending): string {
+  const reached: string[] = [];
+  if (budget.max_tasks !== null && spending.executed >= budget.max_tasks) reached.push(`${spending.executed} tasks executed of max_tasks ${budget.max_tasks}`);
+  if (budget.max_cost !== null && spending.cost >= budget.max_cost) reached.push(`cost ${spending.cost} of max_cost ${budget.max_cost}`);
+  return `This run's budget is spent (${reached.join('; ')}): a retry would run nothing. Send a larger budget with the retry.`;
 }
 
 /** A run that cannot go on (its dataset version, an iteration or its agent went) fails. */

@@ -14,6 +14,7 @@ type SchemaNode = {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  exclusiveMinimum?: number;
   minItems?: number;
   maxItems?: number;
   'x-kind'?: 'pk' | 'nested-list' | 'slug';
@@ -82,6 +83,8 @@ export function bodyMessage(error: ErrorObject): string {
       return `Ensure this value is greater than or equal to ${bound(schema.minimum!)}.`;
     case 'maximum':
       return `Ensure this value is less than or equal to ${bound(schema.maximum!)}.`;
+    case 'exclusiveMinimum':
+      return `Ensure this value is greater than ${bound(schema.exclusiveMinimum!)}.`;
     case 'minItems':
       return schema.minItems === 1 ? 'This list may not be empty.' : `Ensure this field has at least ${schema.minItems} elements.`;
     case 'maxItems':

@@ -153,28 +153,35 @@ test('a job its client cancels cancels its live runs with it: their tasks end ca
     assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'cancelled');
   }, { lmdb: true }));
 
-test('a budget spent already when a completion comes (max_cost 0, or a run retried after its budget ended it) takes one item and ends the run again, the rest cancelled', () =>
+test('a budget must allow something: max_cost 0 is refused; a run ended by its budget takes no retry unless the retry brings a larger budget, its own from then on', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const setup = await runSetup(member.client, project.id, 3, 1);
-    const free = await createRun(member.client, setup, { budget: { max_cost: 0 } });
-    const worker = await registerWorker(member.client);
-    const tasks = await lease(member.client, worker, { max: 3 });
-    const answer = await complete(member.client, worker, tasks.map((task: any) => ({ task: task.id, lease: task.lease, score: 1 })));
-    assert.equal(answer.body.results.map((item: any) => item.outcome), ['accepted', 'cancelled', 'cancelled']);
-    assert.equal([(await runOf(member.client, free)).status, (await runOf(member.client, free)).reason], ['completed', 'budget']);
+    const free = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: setup.iterations.map((it: any) => it.id), budget: { max_cost: 0 } });
+    assert.is(free.status, 400, free.text);
+    assert.equal(free.body, { budget: { max_cost: ['Ensure this value is greater than 0.'] } });
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 0, 'nothing written');
 
-    const other = await runSetup(member.client, project.id, 3, 1);
-    const run = await createRun(member.client, other, { budget: { max_tasks: 1 }, max_tries: 1 });
+    const run = await createRun(member.client, setup, { budget: { max_tasks: 1 }, max_tries: 1 });
+    const worker = await registerWorker(member.client);
     const [first] = await lease(member.client, worker, { max: 1, run: run.id });
     await complete(member.client, worker, [{ task: first.id, lease: first.lease, status: 'error', error: 'boom' }]);
     assert.equal([(await runOf(member.client, run)).reason, (await runOf(member.client, run)).counts.dead], ['budget', 1]);
-    assert.is((await member.client.post(`/api/runs/${run.id}/retry/`, {})).status, 200);
+    const refused = await member.client.post(`/api/runs/${run.id}/retry/`, {});
+    assert.is(refused.status, 409, refused.text);
+    assert.match(refused.body.detail, /budget is spent \(1 tasks executed of max_tasks 1\): a retry would run nothing/);
+    const bad = await member.client.post(`/api/runs/${run.id}/retry/`, { budget: { max_tasks: 0 } });
+    assert.equal([bad.status, bad.body], [400, { budget: { max_tasks: ['Ensure this value is greater than or equal to 1.'] } }]);
+    assert.equal([(await runOf(member.client, run)).status, (await runOf(member.client, run)).budget], ['completed', { max_cost: null, max_tasks: 1 }], 'neither changed it');
+
+    const retried = await member.client.post(`/api/runs/${run.id}/retry/`, { budget: { max_tasks: 2 } });
+    assert.is(retried.status, 200, retried.text);
+    assert.equal([retried.body.status, retried.body.budget], ['queued', { max_cost: null, max_tasks: 2 }]);
     const [again] = await lease(member.client, worker, { max: 1, run: run.id });
     assert.equal((await complete(member.client, worker, [{ task: again.id, lease: again.lease, score: 1 }])).body.results[0].outcome, 'accepted');
     const state = await runOf(member.client, run);
     // Its other tasks were skipped when the budget ended it: every task has ended now.
-    assert.equal([state.status, state.reason, state.counts.leased], ['completed', 'all_done', 0], 'ended again, not wedged');
+    assert.equal([state.status, state.reason, state.counts.leased, state.spent.tasks], ['completed', 'all_done', 0, 2]);
   }, { lmdb: true }));
 
 test('an item after the one that spent the budget is cancelled, whatever else ends the run in the same completion', () =>

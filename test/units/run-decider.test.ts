@@ -10,7 +10,7 @@ import { resolveRowAt } from '../../src/domain/result-batch.ts';
 import type { ResultInput } from '../../src/domain/result-row.ts';
 import {
   applyRunEvent, decideCancel, decideCompletion, decideExpiry, decideExtend, decideFailure, decideLease, decideRelease, decideRetry, newRunState, retryDelay,
-  type CompletionItem, type Run, type RunEvent, type RunLimits, type RunState,
+  type CompletionItem, type Run, type RunBudget, type RunCommand, type RunEvent, type RunLimits, type RunState,
 } from '../../src/domain/run.ts';
 import type { RunShape } from '../../src/domain/run-tasks.ts';
 import { rejection } from '../helpers/deciders.ts';
@@ -35,6 +35,11 @@ function created(datapoints: number, fields: Partial<PlainRun> = {}): RunState {
   const run = runRecord(fields);
   const shape: RunShape = { iterations: run.iterations.length, datapoints, attempts: run.attempts, datapointOrder: Array.from({ length: datapoints }, (_, i) => i) };
   return newRunState({ type: 'RunCreated', run, shape, inFlightCap: run.max_in_flight ?? limits.tasksPerLeaseMax } as Extract<RunEvent, { type: 'RunCreated' }>);
+}
+
+/** A retry of the state's run: the positions whose rows are error results now, when, and a budget from now on. */
+function retryOf(state: RunState, failed: number[], nowMs: number, budget?: RunBudget): Extract<RunCommand, { type: 'RetryRun' }> {
+  return { type: 'RetryRun', run: state.run.id, failedResults: new Set(failed), nowMs, ...(budget ? { budget } : {}) };
 }
 
 function apply(state: RunState, events: readonly RunEvent[]): void {
@@ -223,7 +228,7 @@ test('a retry queues again only the dead and those done with an error result, tr
   ], 10);
   assert.equal([state.run.status, state.tasks.counts.dead], ['completed', 1]);
   // Task 2's row was replaced by an error row since (a posted batch after the run): failedResults says so.
-  const events = decideRetry(state, new Set([tasks[2]!.position]), 20);
+  const events = decideRetry(state, retryOf(state, [tasks[2]!.position], 20));
   assert.equal(types(events), ['RunUpdated', 'TasksQueuedAgain']);
   const queued = events[1] as Extract<RunEvent, { type: 'TasksQueuedAgain' }>;
   assert.equal(queued.positions, [tasks[1]!.position, tasks[2]!.position].sort((a, b) => a - b));
@@ -231,9 +236,37 @@ test('a retry queues again only the dead and those done with an error result, tr
   assert.equal([state.run.status, state.run.reason, state.run.finished_at], ['queued', null, null]);
   assert.equal([state.tasks.counts.queued, state.tasks.counts.done, state.tasks.tries[tasks[1]!.position], state.tasks.lastErrors.has(tasks[1]!.position)], [2, 2, 0, false]);
   assert.equal(lease(state, 'w', 5, 20).map((task) => task.position), queued.positions);
-  assert.is(rejection(() => decideRetry(state, new Set(), 30)).kind, 'conflict', 'nothing ended dead or with an error');
+  assert.is(rejection(() => decideRetry(state, retryOf(state, [], 30))).kind, 'conflict', 'nothing ended dead or with an error');
   apply(state, decideCancel(state, iso(40)));
-  assert.is(rejection(() => decideRetry(state, new Set([tasks[1]!.position]), 50)).kind, 'conflict');
+  assert.is(rejection(() => decideRetry(state, retryOf(state, [tasks[1]!.position], 50))).kind, 'conflict');
+});
+
+test("a run whose budget is spent takes no retry (it would run nothing), unless the retry brings a larger budget, the run's from then on", () => {
+  const state = created(3, { max_tries: 1, budget: { max_cost: null, max_tasks: 1 } });
+  const [task] = lease(state, 'w', 1, 0);
+  complete(state, 'w', [[task!.position, task!.token, failure(state, task!.position)]], 10);
+  assert.equal([state.run.status, state.run.reason, state.tasks.counts.dead, state.tasks.counts.skipped], ['completed', 'budget', 1, 2]);
+  const refused = rejection(() => decideRetry(state, retryOf(state, [], 20)));
+  assert.is(refused.kind, 'conflict');
+  assert.match(JSON.stringify(refused), /budget is spent \(1 tasks executed of max_tasks 1\)/);
+  assert.is(rejection(() => decideRetry(state, retryOf(state, [], 20, { max_cost: null, max_tasks: 1 }))).kind, 'conflict', 'a budget no larger is spent too');
+  const events = decideRetry(state, retryOf(state, [], 20, { max_cost: null, max_tasks: 2 }));
+  assert.equal(types(events), ['RunUpdated', 'TasksQueuedAgain']);
+  apply(state, events);
+  assert.equal([state.run.status, state.run.budget], ['queued', { max_cost: null, max_tasks: 2 }]);
+  // The task it runs again ends it: its others were skipped when the budget first ended it.
+  const [again] = lease(state, 'w', 1, 30);
+  complete(state, 'w', [[again!.position, again!.token, ok(state, again!.position)]], 40);
+  assert.equal([state.run.status, state.run.reason, state.spending.executed], ['completed', 'all_done', 2]);
+
+  // A live run retried with a budget takes it at once.
+  const live = created(2, { max_tries: 1 });
+  const [first] = lease(live, 'w', 1, 0);
+  complete(live, 'w', [[first!.position, first!.token, failure(live, first!.position)]], 10);
+  const liveEvents = decideRetry(live, retryOf(live, [], 20, { max_cost: 5, max_tasks: null }));
+  assert.equal(types(liveEvents), ['RunUpdated', 'TasksQueuedAgain']);
+  apply(live, liveEvents);
+  assert.equal([live.run.status, live.run.budget], ['running', { max_cost: 5, max_tasks: null }]);
 });
 
 test('a cancel ends the run and cancels its queued and leased tasks; again, nothing; a run that ended otherwise cannot be cancelled', () => {

@@ -50,9 +50,17 @@ interface RunBody {
   max_tries: number;
   lease_seconds: number;
   max_in_flight: number | null;
-  budget: { max_cost?: number | null; max_tasks?: number | null } | null;
+  budget: BudgetBody;
   scoring: RunScoringConfig | null;
   race: RaceBody | null;
+}
+
+/** A budget as a run's body or a retry's sends it (runs.fields#/$defs/budgetBody). */
+type BudgetBody = { max_cost?: number | null; max_tasks?: number | null } | null | undefined;
+
+/** A budget sent as a run's: a cap left out is none. */
+function runBudgetOf(body: BudgetBody): RunBudget {
+  return { max_cost: body?.max_cost ?? null, max_tasks: body?.max_tasks ?? null };
 }
 
 /** A run's parts once checked: what creating it takes. */
@@ -178,7 +186,6 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
   const createRun = async (ctx: ApiContext, parts: NewRun) => {
     const { id, job, body, iterations, roster, race, scoring } = parts;
     const now = timestamp(clock);
-    const budget: RunBody['budget'] = body.budget ?? {};
     // A race's order is shuffled, by the seed sent or else one drawn from its id (fixed before any score).
     const order: RunOrder = race ? 'shuffled' : body.order;
     const seed = body.seed ?? (race ? parseInt(id.slice(0, 8), 16) : null);
@@ -194,7 +201,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
       max_tries: body.max_tries,
       lease_seconds: body.lease_seconds,
       max_in_flight: body.max_in_flight ?? null,
-      budget: { max_cost: budget.max_cost ?? null, max_tasks: budget.max_tasks ?? null } satisfies RunBudget,
+      budget: runBudgetOf(body.budget),
       scoring,
       rescore: null,
       race: race?.config ?? null,
@@ -312,7 +319,10 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
       method: 'POST',
       path: '/api/runs/:id/retry',
       auth: true,
-      summary: 'Queue again only the tasks that ended dead or with an error result ("rerun only the failed"), their tries starting over; an ended run runs again.',
+      body: 'runs.retry',
+      summary:
+        'Queue again only the tasks that ended dead or with an error result ("rerun only the failed"), their tries starting over; an ended run runs again, ' +
+        'with the `budget` sent from now on (a run whose budget is spent takes no retry without a larger one).',
       responses: { 200: 'runs.run-response' },
       errors: [409],
       async handle(ctx) {
@@ -326,6 +336,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           run: run.id,
           failedResults: failedResultPositions(state),
           nowMs: clock.nowMs(),
+          ...(ctx.state.body.budget !== undefined ? { budget: runBudgetOf(ctx.state.body.budget as BudgetBody) } : {}),
         });
         answerRun(ctx, 200, run.id);
       },
