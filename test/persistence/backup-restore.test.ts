@@ -168,4 +168,31 @@ test('backups the service takes: two to one file, one refused; one asked while i
   }
 });
 
+test('a backup command waiting for a service that is killed before it answers says so and fails, leaving no request behind', async () => {
+  const dataDir = tempDataDir();
+  const backupDir = tempDataDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  try {
+    // Stopped, the service cannot take the request: the command waits for it.
+    service.child.kill('SIGSTOP');
+    const target = join(backupDir, 'never.backup');
+    const waiting = npmRun('backup', target, dataDir);
+    const deadline = Date.now() + 20_000;
+    while (!readdirSync(dataDir).some((name) => name.startsWith('backup-request-')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(readdirSync(dataDir).some((name) => name.startsWith('backup-request-')), 'the command asked');
+    service.child.kill('SIGKILL');
+    await service.exited;
+    const answered = await waiting;
+    assert.is(answered.status, 1, answered.output);
+    assert.match(answered.output, new RegExp(`The backup failed: the service \\(process ${service.child.pid}\\) stopped before it answered`));
+    assert.not.ok(existsSync(target));
+    assert.equal(readdirSync(dataDir).filter((name) => name.startsWith('backup-request-')), [], 'its request is removed');
+  } finally {
+    service.child.kill('SIGKILL');
+    await service.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(backupDir, { recursive: true, force: true });
+  }
+});
+
 test.run();
