@@ -15,7 +15,8 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
  */
 export function npmStartArgs(): string[] {
   const { scripts } = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } };
-  const [command, ...args] = scripts.start.split(/\s+/);
+  // `exec` makes the shell npm runs the script in become node, so that npm's signals reach it.
+  const [command, ...args] = scripts.start.replace(/^exec\s+/, '').split(/\s+/);
   if (command !== 'node') throw new Error(`the start script should run node, not ${command}`);
   return args.map((arg) => (/\.[jt]s$/.test(arg) ? `${root}/${arg}` : arg));
 }

@@ -24,7 +24,7 @@ if (existsSync(target)) {
 }
 // One process at a time opens the store (src/store/store-claim.ts): a store the service
 // serves is copied by the service; else this command claims it while it copies.
-const claim = claimStore(dataDir, 'backup');
+const claim = await claimStore(dataDir, 'backup');
 if ('heldBy' in claim) {
   const { pid, role } = claim.heldBy;
   if (role !== 'service') {

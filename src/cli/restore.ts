@@ -19,7 +19,7 @@ if (!source || !existsSync(source)) {
 const dataDir = resolve(loadConfig().dataDir);
 
 const summary = await verify(resolve(source));
-const release = claimOrRefuse(dataDir);
+const release = await claimOrRefuse(dataDir);
 const kept = moveCurrentAside(dataDir);
 copyFileSync(source, join(dataDir, 'data.mdb'));
 release();
@@ -74,9 +74,9 @@ function looksLikeLmdb(file: string): boolean {
 }
 
 /** The store claimed for this command, told without opening it: opening a store the service serves can lose its writes (src/store/store-claim.ts). */
-function claimOrRefuse(dir: string): () => void {
+async function claimOrRefuse(dir: string): Promise<() => void> {
   mkdirSync(dir, { recursive: true });
-  const claim = claimStore(dir, 'restore');
+  const claim = await claimStore(dir, 'restore');
   if ('heldBy' in claim) {
     console.error(`The store under ${dir} is open in process ${claim.heldBy.pid}: stop the service before restoring.`);
     process.exit(1);

@@ -45,7 +45,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let released = () => {};
   if (config.storage === 'lmdb') {
     mkdirSync(dataDir, { recursive: true });
-    const claim = claimStore(dataDir, 'service');
+    const claim = await claimStore(dataDir, 'service');
     if ('heldBy' in claim) {
       const { pid, role } = claim.heldBy;
       logger.fatal({ pid, role, dataDir }, `the store under ${dataDir} is open in process ${pid} (${role === 'service' ? 'a service' : `a ${role}`}): stop it first`);

@@ -171,10 +171,10 @@ export const jobDecider: Decider<JobState, JobCommand, JobEvent, JobLimits> = {
         if (!iteration) throw notFound();
         // Its runs cannot go on without it.
         const runs = [...state.runs.values()].filter((run) => run.run.iterations.includes(iteration.id)).map((run) => run.run.id);
-        return [{ type: 'IterationRemoved', iteration }, ...withJobStatus(state, job, decideRuns(state, { type: 'FailRuns', runs, now: command.now }, limits))];
+        return [{ type: 'IterationRemoved', iteration }, ...withJobStatus(state, job, decideRuns(state, { type: 'FailRuns', runs, now: command.now }, limits), command.now)];
       }
       default:
-        return withJobStatus(state, job, withDiscards(state, decideRuns(state, command, limits)));
+        return withJobStatus(state, job, withDiscards(state, decideRuns(state, command, limits)), decidedAt(command));
     }
   },
 
@@ -296,13 +296,13 @@ function withDiscards(state: JobState, events: RunEvent[]): JobEvent[] {
 }
 
 /**
- * The events of run decisions, then the job's own move if they make one: a new run names itself
+ * The events of run decisions, then the job's own move if they make one (updated at `now`): a new run names itself
  * in worker_task_id; the job is running while one of its runs is, pending while one waits for its
  * first lease, and once they have all ended completed (failed if one failed, cancelled if all
  * were). These moves are the service's and may reopen a completed or failed job; a cancelled job
  * stays cancelled.
  */
-function withJobStatus(state: JobState, job: Job, events: JobEvent[]): JobEvent[] {
+function withJobStatus(state: JobState, job: Job, events: JobEvent[], now: string): JobEvent[] {
   // Only a run's record moving (created, updated, ended) can move the job: leases and completions
   // alone are most of a job's events and need not look at every run.
   if (!events.some((event) => event.type === 'RunCreated' || event.type === 'RunUpdated' || event.type === 'RunEnded')) return events;
@@ -314,7 +314,14 @@ function withJobStatus(state: JobState, job: Job, events: JobEvent[]): JobEvent[
   }
   const status = job.status === 'cancelled' ? job.status : statusOfRuns([...runs.values()], job.status) ?? job.status;
   if (status === job.status && workerTaskId === job.worker_task_id) return events;
-  return [...events, { type: 'JobUpdated', job: { ...job, status, worker_task_id: workerTaskId } }];
+  return [...events, { type: 'JobUpdated', job: { ...job, status, worker_task_id: workerTaskId, updated_at: now } }];
+}
+
+/** When a run command was decided, as the API writes times (a new run: when it was made). */
+function decidedAt(command: RunCommand): string {
+  if ('now' in command) return command.now;
+  if ('nowMs' in command) return new Date(command.nowMs).toISOString();
+  return command.run.created_at;
 }
 
 /**

@@ -415,13 +415,13 @@ export function decideRetry(state: RunState, command: Extract<RunCommand, { type
   if (run.status === 'cancelled') throw conflict('A cancelled run cannot be retried.');
   if (run.rescore?.status === 'running') throw conflict('A run being rescored cannot be retried until its rescoring has finished.');
   if (state.race) throw conflict("A racing run is not retried: its decisions stand on the order its datapoints went out in. Start a new run for what failed.");
-  if (budgetSpent(run, spending.cost, spending.executed)) throw conflict(budgetSpentMessage(run, spending));
   const positions: number[] = [];
   for (let position = 0; position < tasks.total; position++) {
     const code = tasks.state[position]!;
     if (code === taskCode.dead || (code === taskCode.done && command.failedResults.has(position))) positions.push(position);
   }
   if (positions.length === 0) throw conflict('No task of this run ended dead or with an error result: there is nothing to retry.');
+  if (budgetSpent(run, spending.cost, spending.executed)) throw conflict(budgetSpentMessage(run, spending));
   const events: RunEvent[] = [];
   // An ended run waits for its next lease again, as a new one does.
   if (isEnded(run)) events.push({ type: 'RunUpdated', run: { ...run, status: 'queued', reason: null, finished_at: null } });

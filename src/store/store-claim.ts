@@ -3,16 +3,24 @@
 // environment (upstream's ITS#9496, fixed there and not in that copy): a commit the service made
 // meanwhile can then be written over, acknowledged writes lost, or the writer crash. So one
 // process at a time opens a store: the service while it serves it, or the backup or restore
-// command while the service is stopped. Each claims the directory first with `store.pid`
-// (created exclusively, so two cannot both claim it, and a claim left by a process that is gone
-// is taken over by one claimer at a time); the backup command finding the service there asks it
-// for the copy instead (src/cli/backup-requests.ts).
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// command while the service is stopped; the backup command finding the service there asks it for
+// the copy instead (src/cli/backup-requests.ts).
+//
+// The claim is a lock the kernel keeps: a Unix socket bound to an address named for the directory.
+// Only one process can bind an address, and the kernel lets it go when that process ends, however
+// it ends, so a claim is never left behind by a killed process and never has to be taken over (a
+// file claimed exclusively does, and two processes taking one over at once can both end up holding
+// it, whatever order of checks they follow). On Linux the address is in the abstract namespace, so
+// nothing is left on disk; elsewhere it is a socket file in the directory, removed when nothing
+// listens on it. Beside it `store.pid` says who holds the store (pid, role, start time), for the
+// messages and for the backup command to signal: written by the holder once it has the lock.
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 
-const fileName = 'store.pid';
-/** Held by the one claimer removing a claim whose process is gone (removeStaleClaim). */
-const takeoverName = 'store.pid.takeover';
+const infoName = 'store.pid';
+/** How long a claimer that found the lock taken waits for its holder to name itself in `store.pid`. */
+const holderNamedWithinMs = 3000;
 
 /** Who holds a store: the process, what it is, and when it started (so that a reused pid is not taken for it). */
 export interface Holder {
@@ -40,97 +48,93 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function read(path: string): Holder | 'unreadable' | undefined {
-  let text: string;
+/** The live process that `store.pid` under `dataDir` names, if any: what it names of a process that is gone is ignored. */
+export function storeHolder(dataDir: string): Holder | undefined {
+  let holder: Holder;
   try {
-    text = readFileSync(path, 'utf8');
+    holder = JSON.parse(readFileSync(join(dataDir, infoName), 'utf8')) as Holder;
   } catch {
     return undefined;
   }
-  try {
-    return JSON.parse(text) as Holder;
-  } catch {
-    return 'unreadable';
-  }
-}
-
-/** The live process (not this one) holding the store under `dataDir`, if any; a claim left by a process that is gone is ignored. */
-export function storeHolder(dataDir: string): Holder | undefined {
-  return liveHolder(join(dataDir, fileName));
-}
-
-/** Whether the claim at `path` is this process's own. */
-function holdsIt(path: string): boolean {
-  const holder = read(path);
-  return holder !== undefined && holder !== 'unreadable' && holder.pid === process.pid;
-}
-
-/**
- * Creates `path` holding `holder`, unless it exists: written whole beside it first and linked into
- * place, so that no reader ever finds it half written.
- */
-function createOnly(path: string, holder: Holder): boolean {
-  const scratch = `${path}.${process.pid}.new`;
-  writeFileSync(scratch, JSON.stringify(holder));
-  try {
-    linkSync(scratch, path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return false;
-  } finally {
-    rmSync(scratch, { force: true });
-  }
-}
-
-/** The process named in a file, when it is alive and is the process that wrote it. */
-function liveHolder(path: string): Holder | undefined {
-  const holder = read(path);
-  if (holder === undefined || holder === 'unreadable') return undefined;
-  if (!Number.isInteger(holder.pid) || holder.pid === process.pid || !isAlive(holder.pid)) return undefined;
+  if (!Number.isInteger(holder.pid) || !isAlive(holder.pid)) return undefined;
   const started = startOf(holder.pid);
   if (holder.started !== null && started !== null && started !== holder.started) return undefined;
   return holder;
 }
 
 /**
- * Removes a claim whose process is gone, one claimer at a time. Two claimers that both found it
- * stale would otherwise both remove it, the second removing the claim the first had just made,
- * and both would open the store. So a claimer first creates the takeover marker (exclusively),
- * then looks at the claim again and removes it only if it is still stale: while the marker is
- * held, nobody else removes the claim, and nobody creates one where it stands. Answers the live
- * process taking the store over instead, if another holds the marker.
+ * The address of the store's lock: in Linux's abstract namespace, named for the directory itself
+ * (its device and inode, whatever path reaches it); on other systems a socket file inside it.
  */
-function removeStaleClaim(dataDir: string, me: Holder): Holder | undefined {
-  const path = join(dataDir, fileName);
-  const marker = join(dataDir, takeoverName);
-  if (!createOnly(marker, me)) {
-    const taker = liveHolder(marker);
-    if (taker) return taker;
-    // Its process stopped part way through a takeover. Which claim it saw is not known, so it is
-    // not guessed at: it happens only if a process dies within the microseconds a takeover takes.
-    if (existsSync(marker)) throw new Error(`${marker} was left by a process that stopped while it took the store over; remove it and ${path} if no service, backup or restore runs`);
-    return undefined;
-  }
-  try {
-    if (existsSync(path) && !liveHolder(path)) rmSync(path);
-    return undefined;
-  } finally {
-    rmSync(marker, { force: true });
-  }
+export function lockAddress(dataDir: string, platform: NodeJS.Platform = process.platform): string {
+  if (platform !== 'linux') return join(dataDir, 'store.lock');
+  const { dev, ino } = statSync(dataDir);
+  return `\0overmind-store-${dev}-${ino}`;
 }
 
 /**
  * Claims the store for this process as `role`: answers what gives it up, or the live process that
- * holds it (or is taking it over). A claim left by a process that is gone is taken over.
+ * holds it. `address`: the lock's, lockAddress's by default.
  */
-export function claimStore(dataDir: string, role: Holder['role']): { release: () => void } | { heldBy: Holder } {
-  const path = join(dataDir, fileName);
+export async function claimStore(dataDir: string, role: Holder['role'], address = lockAddress(dataDir)): Promise<{ release: () => void } | { heldBy: Holder }> {
+  const lock = await bindLock(address);
+  if (!lock) return { heldBy: await namedHolder(dataDir) };
+  const info = join(dataDir, infoName);
   const me: Holder = { pid: process.pid, role, started: startOf(process.pid) };
-  for (let attempt = 0; attempt < 5; attempt++) {
-    if (createOnly(path, me)) return { release: () => holdsIt(path) && rmSync(path, { force: true }) };
-    const holder = storeHolder(dataDir) ?? removeStaleClaim(dataDir, me);
-    if (holder) return { heldBy: holder };
+  // Written whole beside it and renamed into place: a reader never finds it half written.
+  writeFileSync(`${info}.${process.pid}.new`, JSON.stringify(me));
+  renameSync(`${info}.${process.pid}.new`, info);
+  return {
+    release: () => {
+      rmSync(info, { force: true });
+      lock.close();
+    },
+  };
+}
+
+/** Binds the lock, or finds it held (undefined). A socket file nothing listens on is left by a process that ended: removed, and bound again. */
+async function bindLock(address: string): Promise<Server | undefined> {
+  const bound = await listenOn(address);
+  if (bound !== 'in use') return bound;
+  if (address.startsWith('\0') || (await someoneListens(address))) return undefined;
+  rmSync(address, { force: true });
+  const again = await listenOn(address);
+  return again === 'in use' ? undefined : again;
+}
+
+function listenOn(address: string): Promise<Server | 'in use'> {
+  return new Promise((resolve, reject) => {
+    // A connection to the lock is only ever a look at whether someone holds it: closed at once.
+    const server = createServer((socket) => socket.destroy());
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve('in use') : reject(error)));
+    server.listen({ path: address, exclusive: true }, () => {
+      // The lock does not keep the process alive by itself.
+      server.unref();
+      resolve(server);
+    });
+  });
+}
+
+function someoneListens(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The holder of a lock found taken, as `store.pid` names it once the holder has written it. */
+async function namedHolder(dataDir: string): Promise<Holder> {
+  const until = Date.now() + holderNamedWithinMs;
+  for (;;) {
+    const holder = storeHolder(dataDir);
+    if (holder) return holder;
+    if (Date.now() >= until) {
+      throw new Error(`the store under ${dataDir} is claimed by a process that has not said which it is (in ${join(dataDir, infoName)}); try again in a moment`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`${path} could not be claimed; remove it if no service, backup or restore runs`);
 }

@@ -19,6 +19,7 @@ test('a run of two iterations on four datapoints, two attempts each: sixteen tas
     assert.equal([run.started_at, run.finished_at, run.job, run.dataset, run.iterations], [null, null, setup.job.id, setup.dataset.id, setup.iterations.map((it) => it.id)]);
     const job = (await member.client.get(`/api/jobs/${setup.job.id}/`)).body;
     assert.equal([job.status, job.worker_task_id], ['pending', run.id]);
+    assert.is(job.updated_at, run.created_at, 'the run moved it then');
     const summary = (await member.client.get(`/api/job-iterations/${setup.iterations[0].id}/results/summary/`)).body;
     assert.equal([summary.dataset.id, summary.datapoints, summary.results], [setup.dataset.id, 4, 0], 'pinned to the version, with no row yet');
     const listed = (await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body;
@@ -51,7 +52,8 @@ test('a lease hands out tasks a block of datapoints at a time, iteration after i
     const started = await runOf(member.client, run);
     assert.equal([started.status, started.counts.leased, started.counts.queued], ['running', 6, 0]);
     assert.ok(started.started_at);
-    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'running');
+    const job = (await member.client.get(`/api/jobs/${setup.job.id}/`)).body;
+    assert.equal([job.status, job.updated_at], ['running', started.started_at], 'its status moved at the first lease, and updated_at with it');
   }));
 
 test('completed tasks are their iterations\' results, in the commit that marks them done; the run ends completed and the job with it', () =>

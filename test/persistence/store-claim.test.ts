@@ -1,77 +1,113 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The store's claim (src/store/store-claim.ts): one process at a time, whatever happens to the
+// others, on Linux's abstract lock and on the socket file other systems use.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { claimStore, storeHolder } from '../../src/store/store-claim.ts';
+import { claimStore, lockAddress, storeHolder } from '../../src/store/store-claim.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
 const claimers = 8;
 const rounds = 3;
 
-/** A claim left by a process that is gone (a pid no process has: above Linux's largest). */
-function leaveStaleClaim(dataDir: string): void {
+/** What `store.pid` says when a process that is gone held the store (a pid no process has: above Linux's largest). */
+function leaveStaleHolder(dataDir: string): void {
   writeFileSync(join(dataDir, 'store.pid'), JSON.stringify({ pid: 4_194_305, role: 'service', started: '1' }));
 }
 
-/** `claimers` processes claiming the store at the same moment: what each answered. */
-async function claimAtOnce(dataDir: string): Promise<string[]> {
-  const at = Date.now() + 1200;
-  const children = Array.from({ length: claimers }, () =>
-    spawn(process.execPath, ['--import', 'tsx', 'test/helpers/claim-child.ts', dataDir, String(at)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+/** A claimer process (test/helpers/claim-child.ts) and its first line: `held` or `refused <pid>`. */
+function claimer(dataDir: string, at: number, platform: NodeJS.Platform): { child: ChildProcess; answer: Promise<string> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/claim-child.ts', dataDir, String(at), platform], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const answer = new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('\n')) resolve(output.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`a claimer exited (${code}) before answering: ${output}`)));
+  });
+  return { child, answer };
+}
+
+async function ended(children: ChildProcess[], how: 'stdin' | 'SIGKILL'): Promise<void> {
+  await Promise.all(
+    children.map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (how === 'stdin') child.stdin!.end();
+      else child.kill('SIGKILL');
+      return exited;
+    }),
   );
+}
+
+/** `claimers` processes claiming the store at the same moment: their answers, each with its pid. */
+async function claimAtOnce(dataDir: string, platform: NodeJS.Platform): Promise<{ answer: string; pid: number }[]> {
+  const at = Date.now() + 1200;
+  const started = Array.from({ length: claimers }, () => claimer(dataDir, at, platform));
   try {
-    return await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<string>((resolve, reject) => {
-            let output = '';
-            child.stdout!.on('data', (chunk) => {
-              output += chunk;
-              if (output.includes('\n')) resolve(output.trim());
-            });
-            child.once('exit', (code) => reject(new Error(`a claimer exited (${code}) before answering: ${output}`)));
-          }),
-      ),
-    );
+    return await Promise.all(started.map(async ({ child, answer }) => ({ answer: await answer, pid: child.pid! })));
   } finally {
-    await Promise.all(
-      children.map((child) => {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.stdin!.end();
-        return exited;
-      }),
-    );
+    await ended(started.map(({ child }) => child), 'stdin');
   }
 }
 
-test('a claim left by a process that is gone is taken over by exactly one of the processes claiming it at once', async () => {
-  const dataDir = tempDataDir();
-  try {
-    for (let round = 0; round < rounds; round++) {
-      leaveStaleClaim(dataDir);
-      const answers = await claimAtOnce(dataDir);
-      assert.is(answers.filter((answer) => answer === 'held').length, 1, `round ${round}: ${answers.join(', ')}`);
-      assert.is(answers.filter((answer) => answer === 'refused').length, claimers - 1);
-      assert.is(storeHolder(dataDir), undefined, 'the holder gave its claim up when it ended');
-      assert.equal(readdirSync(dataDir), [], 'nothing is left beside the store');
+for (const [name, platform] of [
+  ['Linux: an abstract address', 'linux'],
+  ['elsewhere: a socket file', 'darwin'],
+] as const) {
+  test(`${name}: of the processes claiming a store at once, exactly one holds it; the others are told which`, async () => {
+    const dataDir = tempDataDir();
+    try {
+      for (let round = 0; round < rounds; round++) {
+        leaveStaleHolder(dataDir);
+        const answers = await claimAtOnce(dataDir, platform);
+        const holders = answers.filter(({ answer }) => answer === 'held');
+        assert.is(holders.length, 1, `round ${round}: ${answers.map(({ answer }) => answer).join(', ')}`);
+        for (const { answer } of answers.filter((one) => one !== holders[0])) assert.is(answer, `refused ${holders[0]!.pid}`);
+        assert.is(storeHolder(dataDir), undefined, 'the holder gave its claim up when it ended');
+        assert.equal(readdirSync(dataDir), [], 'nothing is left beside the store');
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+  });
 
-test("a claim is this process's until it gives it up; another claim then finds it free", () => {
+  test(`${name}: a holder killed with SIGKILL takes its claim with it: the next claimer holds the store`, async () => {
+    const dataDir = tempDataDir();
+    const address = lockAddress(dataDir, platform);
+    const holder = claimer(dataDir, Date.now(), platform);
+    try {
+      assert.is(await holder.answer, 'held');
+      assert.is(storeHolder(dataDir)?.pid, holder.child.pid);
+      const refused = await claimStore(dataDir, 'restore', address);
+      assert.equal(refused, { heldBy: storeHolder(dataDir)! });
+      await ended([holder.child], 'SIGKILL');
+      assert.is(storeHolder(dataDir), undefined, 'what store.pid says of a process that is gone is ignored');
+      const next = await claimStore(dataDir, 'restore', address);
+      assert.ok('release' in next);
+      assert.equal(storeHolder(dataDir), { pid: process.pid, role: 'restore', started: storeHolder(dataDir)!.started });
+      next.release();
+      assert.equal(readdirSync(dataDir), []);
+    } finally {
+      await ended([holder.child], 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+}
+
+test('a claim held by this process refuses another of its own; given up, the store is free again', async () => {
   const dataDir = tempDataDir();
   try {
-    const first = claimStore(dataDir, 'restore');
+    const first = await claimStore(dataDir, 'restore');
     assert.ok('release' in first);
-    // Its own claim is not another's hold.
-    assert.is(storeHolder(dataDir), undefined);
-    assert.ok(existsSync(join(dataDir, 'store.pid')));
+    assert.is(storeHolder(dataDir)?.pid, process.pid);
+    const second = await claimStore(dataDir, 'backup');
+    assert.ok('heldBy' in second && second.heldBy.pid === process.pid);
     first.release();
     assert.not.ok(existsSync(join(dataDir, 'store.pid')));
-    const again = claimStore(dataDir, 'backup');
+    const again = await claimStore(dataDir, 'backup');
     assert.ok('release' in again);
     again.release();
   } finally {
@@ -79,45 +115,17 @@ test("a claim is this process's until it gives it up; another claim then finds i
   }
 });
 
-test('while another live process takes a stale claim over, a claimer leaves it alone and names that process', async () => {
-  const dataDir = tempDataDir();
-  const other = spawn('sleep', ['30'], { stdio: 'ignore' });
-  try {
-    leaveStaleClaim(dataDir);
-    const stale = readFileSync(join(dataDir, 'store.pid'), 'utf8');
-    const stat = readFileSync(`/proc/${other.pid}/stat`, 'utf8');
-    const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    writeFileSync(join(dataDir, 'store.pid.takeover'), JSON.stringify({ pid: other.pid, role: 'service', started }));
-    const claim = claimStore(dataDir, 'backup');
-    assert.equal(claim, { heldBy: { pid: other.pid, role: 'service', started } });
-    assert.is(readFileSync(join(dataDir, 'store.pid'), 'utf8'), stale, 'the claim being taken over is left to its taker');
-  } finally {
-    const exited = new Promise((resolve) => other.once('exit', resolve));
-    other.kill('SIGKILL');
-    await exited;
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
-
-test('a takeover left half done by a process that stopped in it is named, not guessed at', () => {
+test('a lock held by a process that never names itself is reported, not guessed at', async () => {
   const dataDir = tempDataDir();
   try {
-    leaveStaleClaim(dataDir);
-    writeFileSync(join(dataDir, 'store.pid.takeover'), JSON.stringify({ pid: 4_194_306, role: 'backup', started: '1' }));
-    assert.throws(() => claimStore(dataDir, 'backup'), /store\.pid\.takeover/);
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
-
-test('an unreadable claim (not written by a claimer) is taken over', () => {
-  const dataDir = tempDataDir();
-  try {
-    writeFileSync(join(dataDir, 'store.pid'), '{"pid": 12');
-    const claim = claimStore(dataDir, 'backup');
-    assert.ok('release' in claim);
-    claim.release();
-    assert.equal(readdirSync(dataDir), []);
+    const held = await claimStore(dataDir, 'backup');
+    assert.ok('release' in held);
+    leaveStaleHolder(dataDir); // as if store.pid named a process that is gone
+    const started = Date.now();
+    const error = await claimStore(dataDir, 'restore').then(() => undefined, (thrown: Error) => thrown);
+    assert.match(error?.message ?? '', /is claimed by a process that has not said which it is/);
+    assert.ok(Date.now() - started >= 2900, 'after waiting for it to say');
+    held.release();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -259,6 +259,14 @@ test("a run whose budget is spent takes no retry (it would run nothing), unless 
   complete(state, 'w', [[again!.position, again!.token, ok(state, again!.position)]], 40);
   assert.equal([state.run.status, state.run.reason, state.spending.executed], ['completed', 'all_done', 2]);
 
+  // Its budget spent and nothing failed: that is what a retry is told, whatever budget it brings.
+  const allDone = created(4, { budget: { max_cost: null, max_tasks: 2 } });
+  const both = lease(allDone, 'w', 2, 0);
+  complete(allDone, 'w', both.map((task) => [task.position, task.token, ok(allDone, task.position)] as const), 10);
+  assert.equal([allDone.run.reason, allDone.spending.executed, allDone.tasks.counts.skipped], ['budget', 2, 2]);
+  assert.match(JSON.stringify(rejection(() => decideRetry(allDone, retryOf(allDone, [], 20, { max_cost: null, max_tasks: 100 })))), /nothing to retry/);
+  assert.match(JSON.stringify(rejection(() => decideRetry(allDone, retryOf(allDone, [], 20)))), /nothing to retry/);
+
   // A live run retried with a budget takes it at once.
   const live = created(2, { max_tries: 1 });
   const [first] = lease(live, 'w', 1, 0);
