@@ -152,8 +152,20 @@ export async function jobPage({ params, signal }) {
   }
 
   /** Redraws what depends on the iterations, once per burst of events. */
+  /** The job's own fields, shown again as its updates arrive (its runs move its status and updated_at). */
+  const jobFacts = h('div', {});
+  const showFacts = () => replace(jobFacts, facts([
+    ['Agent', job.agent ? link(`/console/agents/${job.agent}`, clipped(job.agent_display_name ?? job.agent)) : '—'],
+    ['Type', text(job.job_type)],
+    ['Prompt', clipped(text(job.prompt_slug), 'mono')],
+    ['Analyzer model', clipped(text(job.analyzer_model), 'mono')],
+    ['Started', dateTime(job.created_at)],
+    ['Updated', dateTime(job.updated_at)],
+  ]));
+
   const refresh = coalesce(() => {
     showHeadline();
+    showFacts();
     showChartNote();
     chart.update(points, job.baseline_score);
     void iterations.reload();
@@ -180,6 +192,7 @@ export async function jobPage({ params, signal }) {
 
   const live = followLive(withQuery('/api/events/', { job: id, types: liveTypes.join(',') }), { signal, onEvent: (event) => void onEvent(event) });
   showHeadline();
+  showFacts();
   showChartNote();
   showPicked();
 
@@ -189,14 +202,7 @@ export async function jobPage({ params, signal }) {
     runs.element,
     section('Score per iteration', chartNote, chart.element),
     section('Iterations', pickedSlot, iterations.element),
-    section('Job', facts([
-      ['Agent', job.agent ? link(`/console/agents/${job.agent}`, clipped(job.agent_display_name ?? job.agent)) : '—'],
-      ['Type', text(job.job_type)],
-      ['Prompt', clipped(text(job.prompt_slug), 'mono')],
-      ['Analyzer model', clipped(text(job.analyzer_model), 'mono')],
-      ['Started', dateTime(job.created_at)],
-      ['Updated', dateTime(job.updated_at)],
-    ])));
+    section('Job', jobFacts));
 }
 
 /**

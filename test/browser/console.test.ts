@@ -1052,6 +1052,14 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
     .find((tr) => tr.textContent?.includes(name))?.querySelectorAll('td')[column]?.textContent === coverage,
   [friendly.iteration_name, iterationColumns.coverage, `${runDatapoints} / ${runDatapoints}`] as const, { timeout: 10_000 });
   await page.locator('.page-head .actions .badge', { hasText: 'completed' }).waitFor({ timeout: 10_000 });
+  // The job's own fields follow its updates too: its runs moved its status, and its updated_at with it.
+  const { updated_at: updatedAt } = (await client.get(`/api/jobs/${runs.job.id}/`)).body;
+  assert.is(updatedAt, (await client.get(`/api/runs/${created.body.id}/`)).body.finished_at, 'the run ended it then');
+  await page.waitForFunction(async (iso) => {
+    const { dateTime } = await import('/static/console/format.js' as string);
+    const shown = [...document.querySelectorAll('.facts dt')].find((dt) => dt.textContent === 'Updated')?.nextElementSibling?.textContent;
+    return shown === dateTime(iso);
+  }, updatedAt, { timeout: 10_000, polling: 50 });
   // No iteration of this job has an avg_score: its best score is the best mean of its results, said so.
   await page.waitForFunction(() => document.querySelector('.stats .stat .stat-note')?.textContent === 'mean of results, at friendly-prompt', undefined, { timeout: 10_000 });
   assert.equal((await statCards(page))[0], ['Best score', '0.8', 'mean of results, at friendly-prompt']);
