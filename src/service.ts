@@ -310,7 +310,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 }
 
 /** How often a stopping server closes the connections that have fallen idle since it began to stop. */
-const idleSweepMs = 50;
+const idleSweepMs = 5;
 
 /** The JWT secret kept in the store, generated on first start so tokens survive restarts. */
 async function storedSecret(journal: Journal): Promise<string> {
@@ -323,15 +323,12 @@ async function storedSecret(journal: Journal): Promise<string> {
 
 /**
  * Stops accepting connections and waits for in-flight requests, cutting them off after `graceMs`.
- * A keep-alive connection would otherwise go on being served for as long as its client sends
- * (Node closes only the connections idle when the server closes): from now on every answer closes
- * its connection, and connections that fall idle are closed as they do.
+ * Node closes only the connections idle when the server closes, and a keep-alive client sending
+ * one request after another would go on being served until the deadline: connections are closed
+ * as they fall idle (none is closed with an answer still owed, pipelined ones included).
  */
 function stopServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolvePromise) => {
-    server.prependListener('request', (_request, response) => {
-      if (!response.headersSent) response.setHeader('Connection', 'close');
-    });
     const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
     const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
     deadline.unref();

@@ -6,15 +6,19 @@
 // command while the service is stopped; the backup command finding the service there asks it for
 // the copy instead (src/cli/backup-requests.ts).
 //
-// The claim is a lock the kernel keeps: a Unix socket bound to an address named for the directory.
+// The claim is a lock the kernel keeps: a Unix socket bound to an address named for the store.
 // Only one process can bind an address, and the kernel lets it go when that process ends, however
 // it ends, so a claim is never left behind by a killed process and never has to be taken over (a
 // file claimed exclusively does, and two processes taking one over at once can both end up holding
-// it, whatever order of checks they follow). On Linux the address is in the abstract namespace, so
-// nothing is left on disk; elsewhere it is a socket file in the directory, removed when nothing
-// listens on it. Beside it `store.pid` says who holds the store (pid, role, start time), for the
-// messages and for the backup command to signal: written by the holder once it has the lock.
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// it, whatever order of checks they follow). On Linux the address is in the abstract namespace,
+// named by a random id kept in the directory (`store.lock-id`, readable by its owner only), so that
+// only a process that can read the store can take its name; elsewhere it is a socket file in the
+// directory, removed when nothing listens on it. Beside it `store.pid` says who holds the store
+// (pid, role, start time), for the messages and for the backup command to signal, written by the
+// holder once it has the lock. Abstract addresses are per network namespace, so a holder also
+// refuses the store when `store.pid` names another live process (one in another namespace).
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 
@@ -63,22 +67,60 @@ export function storeHolder(dataDir: string): Holder | undefined {
 }
 
 /**
- * The address of the store's lock: in Linux's abstract namespace, named for the directory itself
- * (its device and inode, whatever path reaches it); on other systems a socket file inside it.
+ * The address of the store's lock: in Linux's abstract namespace, named by the store's lock id;
+ * on other systems a socket file inside the directory.
  */
 export function lockAddress(dataDir: string, platform: NodeJS.Platform = process.platform): string {
   if (platform !== 'linux') return join(dataDir, 'store.lock');
-  const { dev, ino } = statSync(dataDir);
-  return `\0overmind-store-${dev}-${ino}`;
+  return `\0overmind-store-${lockId(dataDir)}`;
+}
+
+/** The store's lock id: made once (128 random bits, readable by the directory's owner only), then read. */
+function lockId(dataDir: string): string {
+  const path = join(dataDir, 'store.lock-id');
+  try {
+    writeFileSync(path, randomBytes(16).toString('hex'), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  // Another claimer may have created it a moment ago and not written it yet.
+  for (let attempt = 0; ; attempt++) {
+    const id = readFileSync(path, 'utf8');
+    if (/^[0-9a-f]{32}$/.test(id)) return id;
+    if (attempt === 100) throw new Error(`${path} does not hold a lock id; remove it if no service, backup or restore runs`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+  }
 }
 
 /**
  * Claims the store for this process as `role`: answers what gives it up, or the live process that
- * holds it. `address`: the lock's, lockAddress's by default.
+ * holds it. `address`: the lock's, lockAddress's by default. A lock found taken is tried again
+ * while its holder has not named itself yet (it may be giving the store up this moment).
  */
 export async function claimStore(dataDir: string, role: Holder['role'], address = lockAddress(dataDir)): Promise<{ release: () => void } | { heldBy: Holder }> {
-  const lock = await bindLock(address);
-  if (!lock) return { heldBy: await namedHolder(dataDir) };
+  const until = Date.now() + holderNamedWithinMs;
+  for (;;) {
+    const lock = await bindLock(address);
+    if (lock) return holding(dataDir, role, lock);
+    const holder = storeHolder(dataDir);
+    if (holder) return { heldBy: holder };
+    if (Date.now() >= until) {
+      throw new Error(`the store under ${dataDir} is claimed by a process that has not said which it is (in ${join(dataDir, infoName)}); try again in a moment`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The lock is this process's: it holds the store unless `store.pid` names another live process,
+ * which then holds it without this lock (from another network namespace): the lock is let go.
+ */
+function holding(dataDir: string, role: Holder['role'], lock: Server): { release: () => void } | { heldBy: Holder } {
+  const other = storeHolder(dataDir);
+  if (other && other.pid !== process.pid) {
+    lock.close();
+    return { heldBy: other };
+  }
   const info = join(dataDir, infoName);
   const me: Holder = { pid: process.pid, role, started: startOf(process.pid) };
   // Written whole beside it and renamed into place: a reader never finds it half written.
@@ -124,17 +166,4 @@ function someoneListens(path: string): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-/** The holder of a lock found taken, as `store.pid` names it once the holder has written it. */
-async function namedHolder(dataDir: string): Promise<Holder> {
-  const until = Date.now() + holderNamedWithinMs;
-  for (;;) {
-    const holder = storeHolder(dataDir);
-    if (holder) return holder;
-    if (Date.now() >= until) {
-      throw new Error(`the store under ${dataDir} is claimed by a process that has not said which it is (in ${join(dataDir, infoName)}); try again in a moment`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

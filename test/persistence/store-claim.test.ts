@@ -1,7 +1,7 @@
 // The store's claim (src/store/store-claim.ts): one process at a time, whatever happens to the
 // others, on Linux's abstract lock and on the socket file other systems use.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +14,21 @@ const rounds = 3;
 /** What `store.pid` says when a process that is gone held the store (a pid no process has: above Linux's largest). */
 function leaveStaleHolder(dataDir: string): void {
   writeFileSync(join(dataDir, 'store.pid'), JSON.stringify({ pid: 4_194_305, role: 'service', started: '1' }));
+}
+
+/** What a claim left in the store's directory, besides the lock id it keeps. */
+function leftBeside(dataDir: string): string[] {
+  return readdirSync(dataDir).filter((name) => name !== 'store.lock-id');
+}
+
+/** A live process and its start time as /proc says it (what store.pid names), ended by `end`. */
+async function liveProcess(): Promise<{ pid: number; started: string; end: () => Promise<void> }> {
+  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  await new Promise((resolve) => child.once('spawn', resolve));
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return { pid: child.pid!, started, end: async () => { child.kill('SIGKILL'); await exited; } };
 }
 
 /** A claimer process (test/helpers/claim-child.ts) and its first line: `held` or `refused <pid>`. */
@@ -67,7 +82,7 @@ for (const [name, platform] of [
         assert.is(holders.length, 1, `round ${round}: ${answers.map(({ answer }) => answer).join(', ')}`);
         for (const { answer } of answers.filter((one) => one !== holders[0])) assert.is(answer, `refused ${holders[0]!.pid}`);
         assert.is(storeHolder(dataDir), undefined, 'the holder gave its claim up when it ended');
-        assert.equal(readdirSync(dataDir), [], 'nothing is left beside the store');
+        assert.equal(leftBeside(dataDir), [], 'nothing is left beside the store');
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -89,7 +104,7 @@ for (const [name, platform] of [
       assert.ok('release' in next);
       assert.equal(storeHolder(dataDir), { pid: process.pid, role: 'restore', started: storeHolder(dataDir)!.started });
       next.release();
-      assert.equal(readdirSync(dataDir), []);
+      assert.equal(leftBeside(dataDir), []);
     } finally {
       await ended([holder.child], 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
@@ -110,6 +125,53 @@ test('a claim held by this process refuses another of its own; given up, the sto
     const again = await claimStore(dataDir, 'backup');
     assert.ok('release' in again);
     again.release();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("on Linux the lock is named by the store's own id, readable by its owner only: a process that cannot read the store cannot take its name", async () => {
+  const dataDir = tempDataDir();
+  try {
+    const address = lockAddress(dataDir);
+    const id = readFileSync(join(dataDir, 'store.lock-id'), 'utf8');
+    assert.match(id, /^[0-9a-f]{32}$/);
+    assert.is(address, `\0overmind-store-${id}`);
+    assert.is(statSync(join(dataDir, 'store.lock-id')).mode & 0o077, 0);
+    assert.is(lockAddress(dataDir), address, 'the same id every time');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a live process that store.pid names holds the store even where this lock cannot see it (another network namespace): the claim is refused and the lock let go', async () => {
+  const dataDir = tempDataDir();
+  const other = await liveProcess();
+  try {
+    writeFileSync(join(dataDir, 'store.pid'), JSON.stringify({ pid: other.pid, role: 'service', started: other.started }));
+    assert.equal(await claimStore(dataDir, 'restore'), { heldBy: { pid: other.pid, role: 'service', started: other.started } });
+    await other.end();
+    const claim = await claimStore(dataDir, 'restore');
+    assert.ok('release' in claim, 'the lock was let go, and the holder named is gone');
+    claim.release();
+  } finally {
+    await other.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a claimer that finds the lock taken by a holder giving the store up tries again and holds it', async () => {
+  const dataDir = tempDataDir();
+  try {
+    const first = await claimStore(dataDir, 'backup');
+    assert.ok('release' in first);
+    rmSync(join(dataDir, 'store.pid')); // as a holder's release does first, before it lets the lock go
+    const second = claimStore(dataDir, 'restore');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    first.release();
+    const claim = await second;
+    assert.ok('release' in claim, JSON.stringify(claim));
+    claim.release();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
