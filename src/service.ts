@@ -2,7 +2,8 @@
 // `createService({ storage: 'memory' })` runs it all in-process with no disk and no port; main.ts
 // adds a listening server and signal handling.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type Koa from 'koa';
@@ -260,6 +261,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   };
   const app = createApp(deps);
   const handler = app.callback();
+  const connections = closingConnections(handler);
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
 
@@ -280,7 +282,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
           keepAliveTimeout: keepAliveTimeoutSeconds * 1000,
           connectionsCheckingInterval: 1000,
         },
-        handler,
+        connections.handle,
       );
       server.on('clientError', clientErrorListener(logger));
       const listening = server;
@@ -297,7 +299,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         dispatch.close();
         progress.close();
         await rescorer.close();
-        if (server) await stopServer(server, config.shutdownGraceSeconds * 1000);
+        if (server) await stopServer(server, connections, config.shutdownGraceSeconds * 1000);
         await traces.close();
         await results.close();
         await compute.close();
@@ -309,8 +311,36 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   };
 }
 
-/** How often a stopping server closes the connections that have fallen idle since it began to stop. */
-const idleSweepMs = 5;
+/** A stopping server closes connections still idle after this (their clients sent nothing more), then looks again this often. */
+const idleSweepAfterMs = 1000;
+const idleSweepMs = 100;
+
+/**
+ * The HTTP handler, and how it answers once the service stops: each connection's next request is
+ * carried out and answered with `Connection: close`, after which Node closes the connection; a
+ * request pipelined behind that one would have no answer, so it is not carried out at all (a
+ * client sees the connection close with it unanswered, as after any request it never sent).
+ */
+function closingConnections(handler: (request: IncomingMessage, response: ServerResponse) => void) {
+  let closing: WeakSet<object> | undefined;
+  return {
+    handle(request: IncomingMessage, response: ServerResponse): void {
+      if (closing === undefined) return handler(request, response);
+      if (closing.has(request.socket)) {
+        response.statusCode = 503;
+        response.end();
+        return;
+      }
+      closing.add(request.socket);
+      response.setHeader('Connection', 'close');
+      handler(request, response);
+    },
+    /** The service stops: answers from now on close their connections. */
+    close(): void {
+      closing ??= new WeakSet();
+    },
+  };
+}
 
 /** The JWT secret kept in the store, generated on first start so tokens survive restarts. */
 async function storedSecret(journal: Journal): Promise<string> {
@@ -324,19 +354,29 @@ async function storedSecret(journal: Journal): Promise<string> {
 /**
  * Stops accepting connections and waits for in-flight requests, cutting them off after `graceMs`.
  * Node closes only the connections idle when the server closes, and a keep-alive client sending
- * one request after another would go on being served until the deadline: connections are closed
- * as they fall idle (none is closed with an answer still owed, pipelined ones included).
+ * one request after another would go on being served until the deadline: each connection's next
+ * answer closes it (closingConnections), and connections still idle a second later (an answer
+ * in flight at the stop went out, and their client sent nothing since) are closed.
  */
-function stopServer(server: Server, graceMs: number): Promise<void> {
+function stopServer(server: Server, closing: { close(): void }, graceMs: number): Promise<void> {
   return new Promise((resolvePromise) => {
-    const sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+    closing.close();
+    let sweep: NodeJS.Timeout | undefined;
+    const firstSweep = setTimeout(() => {
+      server.closeIdleConnections();
+      sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+    }, idleSweepAfterMs);
     const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
     deadline.unref();
-    server.close(() => {
+    // net.Server's close, not http.Server's: that one also closes the connections idle right now,
+    // and a request a client is sending on one of them this moment would be lost unanswered.
+    NetServer.prototype.close.call(server, () => {
+      // With nothing listening or connected, http.Server's close only stops its timeout checks.
+      server.close();
       clearTimeout(deadline);
+      clearTimeout(firstSweep);
       clearInterval(sweep);
       resolvePromise();
     });
-    server.closeIdleConnections();
   });
 }

@@ -24,7 +24,10 @@ if (existsSync(target)) {
 }
 // One process at a time opens the store (src/store/store-claim.ts): a store the service
 // serves is copied by the service; else this command claims it while it copies.
-const claim = await claimStore(dataDir, 'backup');
+const claim = await claimStore(dataDir, 'backup').catch((error: Error) => {
+  console.error(`The store under ${dataDir} could not be claimed: ${error.message}`);
+  process.exit(1);
+});
 if ('heldBy' in claim) {
   const { pid, role } = claim.heldBy;
   if (role !== 'service') {

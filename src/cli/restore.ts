@@ -76,7 +76,10 @@ function looksLikeLmdb(file: string): boolean {
 /** The store claimed for this command, told without opening it: opening a store the service serves can lose its writes (src/store/store-claim.ts). */
 async function claimOrRefuse(dir: string): Promise<() => void> {
   mkdirSync(dir, { recursive: true });
-  const claim = await claimStore(dir, 'restore');
+  const claim = await claimStore(dir, 'restore').catch((error: Error) => {
+    console.error(`The store under ${dir} could not be claimed: ${error.message}`);
+    process.exit(1);
+  });
   if ('heldBy' in claim) {
     console.error(`The store under ${dir} is open in process ${claim.heldBy.pid}: stop the service before restoring.`);
     process.exit(1);

@@ -45,7 +45,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let released = () => {};
   if (config.storage === 'lmdb') {
     mkdirSync(dataDir, { recursive: true });
-    const claim = await claimStore(dataDir, 'service');
+    const claim = await claimStore(dataDir, 'service').catch((error: Error) => {
+      logger.fatal(`the store under ${dataDir} could not be claimed: ${error.message}`);
+      process.exit(1);
+    });
     if ('heldBy' in claim) {
       const { pid, role } = claim.heldBy;
       logger.fatal({ pid, role, dataDir }, `the store under ${dataDir} is open in process ${pid} (${role === 'service' ? 'a service' : `a ${role}`}): stop it first`);

@@ -11,14 +11,12 @@
 // it ends, so a claim is never left behind by a killed process and never has to be taken over (a
 // file claimed exclusively does, and two processes taking one over at once can both end up holding
 // it, whatever order of checks they follow). On Linux the address is in the abstract namespace,
-// named by a random id kept in the directory (`store.lock-id`, readable by its owner only), so that
-// only a process that can read the store can take its name; elsewhere it is a socket file in the
+// named for the directory (nothing is left on disk); elsewhere it is a socket file in the
 // directory, removed when nothing listens on it. Beside it `store.pid` says who holds the store
 // (pid, role, start time), for the messages and for the backup command to signal, written by the
 // holder once it has the lock. Abstract addresses are per network namespace, so a holder also
 // refuses the store when `store.pid` names another live process (one in another namespace).
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 
@@ -67,29 +65,14 @@ export function storeHolder(dataDir: string): Holder | undefined {
 }
 
 /**
- * The address of the store's lock: in Linux's abstract namespace, named by the store's lock id;
- * on other systems a socket file inside the directory.
+ * The address of the store's lock: in Linux's abstract namespace, named for the directory itself
+ * (its device and inode, whatever path reaches it; a copy of the directory is another store); on
+ * other systems a socket file inside it.
  */
 export function lockAddress(dataDir: string, platform: NodeJS.Platform = process.platform): string {
   if (platform !== 'linux') return join(dataDir, 'store.lock');
-  return `\0overmind-store-${lockId(dataDir)}`;
-}
-
-/** The store's lock id: made once (128 random bits, readable by the directory's owner only), then read. */
-function lockId(dataDir: string): string {
-  const path = join(dataDir, 'store.lock-id');
-  try {
-    writeFileSync(path, randomBytes(16).toString('hex'), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  // Another claimer may have created it a moment ago and not written it yet.
-  for (let attempt = 0; ; attempt++) {
-    const id = readFileSync(path, 'utf8');
-    if (/^[0-9a-f]{32}$/.test(id)) return id;
-    if (attempt === 100) throw new Error(`${path} does not hold a lock id; remove it if no service, backup or restore runs`);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-  }
+  const { dev, ino } = statSync(dataDir);
+  return `\0overmind-store-${dev}-${ino}`;
 }
 
 /**

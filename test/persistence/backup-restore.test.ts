@@ -7,7 +7,7 @@ import { Client } from '../helpers/client.ts';
 import { createApiKey, createProject, registerUser } from '../helpers/fixtures.ts';
 import { spawnService } from '../helpers/process.ts';
 import { freePort, npmStartArgs } from '../../scripts/service-process.ts';
-import { storeHolder } from '../../src/store/store-claim.ts';
+import { claimStore, storeHolder } from '../../src/store/store-claim.ts';
 import { tempDataDir } from '../helpers/service.ts';
 
 /**
@@ -190,6 +190,25 @@ test('a backup command waiting for a service that is killed before it answers sa
   } finally {
     service.child.kill('SIGKILL');
     await service.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(backupDir, { recursive: true, force: true });
+  }
+});
+
+test('a backup of a store whose lock is held by a process that never names itself fails with a clear message, not a stack trace', async () => {
+  const dataDir = tempDataDir();
+  const backupDir = tempDataDir();
+  try {
+    writeFileSync(join(dataDir, 'data.mdb'), '');
+    const held = await claimStore(dataDir, 'restore');
+    assert.ok('release' in held);
+    writeFileSync(join(dataDir, 'store.pid'), JSON.stringify({ pid: 4_194_305, role: 'service', started: '1' }));
+    const answered = await npmRun('backup', join(backupDir, 'never.backup'), dataDir);
+    held.release();
+    assert.is(answered.status, 1, answered.output);
+    assert.match(answered.output, /could not be claimed: the store under .* is claimed by a process that has not said which it is/);
+    assert.not.match(answered.output, /\n\s+at /, 'no stack trace');
+  } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(backupDir, { recursive: true, force: true });
   }

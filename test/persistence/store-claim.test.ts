@@ -16,9 +16,9 @@ function leaveStaleHolder(dataDir: string): void {
   writeFileSync(join(dataDir, 'store.pid'), JSON.stringify({ pid: 4_194_305, role: 'service', started: '1' }));
 }
 
-/** What a claim left in the store's directory, besides the lock id it keeps. */
+/** What a claim left in the store's directory. */
 function leftBeside(dataDir: string): string[] {
-  return readdirSync(dataDir).filter((name) => name !== 'store.lock-id');
+  return readdirSync(dataDir);
 }
 
 /** A live process and its start time as /proc says it (what store.pid names), ended by `end`. */
@@ -130,17 +130,23 @@ test('a claim held by this process refuses another of its own; given up, the sto
   }
 });
 
-test("on Linux the lock is named by the store's own id, readable by its owner only: a process that cannot read the store cannot take its name", async () => {
+test('on Linux the lock is named for the directory itself: the same whatever path reaches it, another for a copy', async () => {
   const dataDir = tempDataDir();
+  const copy = tempDataDir();
   try {
-    const address = lockAddress(dataDir);
-    const id = readFileSync(join(dataDir, 'store.lock-id'), 'utf8');
-    assert.match(id, /^[0-9a-f]{32}$/);
-    assert.is(address, `\0overmind-store-${id}`);
-    assert.is(statSync(join(dataDir, 'store.lock-id')).mode & 0o077, 0);
-    assert.is(lockAddress(dataDir), address, 'the same id every time');
+    const { dev, ino } = statSync(dataDir);
+    assert.is(lockAddress(dataDir), `\0overmind-store-${dev}-${ino}`);
+    assert.is(lockAddress(`${dataDir}/./`), lockAddress(dataDir));
+    assert.is.not(lockAddress(copy), lockAddress(dataDir));
+    const held = await claimStore(dataDir, 'backup');
+    const other = await claimStore(copy, 'backup');
+    assert.ok('release' in held && 'release' in other, 'a copy of a store is claimed on its own');
+    held.release();
+    other.release();
+    assert.equal([readdirSync(dataDir), readdirSync(copy)], [[], []], 'nothing is left on disk');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(copy, { recursive: true, force: true });
   }
 });
 
