@@ -29,6 +29,14 @@ export interface Holder {
   pid: number;
   role: 'service' | 'backup' | 'restore';
   started: string | null;
+  /** The directory it holds (device and inode): a store.pid copied with the directory names another. */
+  dir?: string;
+}
+
+/** A directory as the kernel knows it: the same whatever path reaches it, another for a copy. */
+function directoryOf(dataDir: string): string {
+  const { dev, ino } = statSync(dataDir);
+  return `${dev}-${ino}`;
 }
 
 /** When a process started, as Linux counts it (/proc/<pid>/stat's 22nd field), or null where that cannot be read. */
@@ -50,7 +58,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** The live process that `store.pid` under `dataDir` names, if any: what it names of a process that is gone is ignored. */
+/** The live process that `store.pid` under `dataDir` names, if any: what it names of a process that is gone, or of the directory it was copied from, is ignored. */
 export function storeHolder(dataDir: string): Holder | undefined {
   let holder: Holder;
   try {
@@ -59,6 +67,7 @@ export function storeHolder(dataDir: string): Holder | undefined {
     return undefined;
   }
   if (!Number.isInteger(holder.pid) || !isAlive(holder.pid)) return undefined;
+  if (holder.dir !== undefined && holder.dir !== directoryOf(dataDir)) return undefined;
   const started = startOf(holder.pid);
   if (holder.started !== null && started !== null && started !== holder.started) return undefined;
   return holder;
@@ -71,8 +80,7 @@ export function storeHolder(dataDir: string): Holder | undefined {
  */
 export function lockAddress(dataDir: string, platform: NodeJS.Platform = process.platform): string {
   if (platform !== 'linux') return join(dataDir, 'store.lock');
-  const { dev, ino } = statSync(dataDir);
-  return `\0overmind-store-${dev}-${ino}`;
+  return `\0overmind-store-${directoryOf(dataDir)}`;
 }
 
 /**
@@ -105,7 +113,7 @@ function holding(dataDir: string, role: Holder['role'], lock: Server): { release
     return { heldBy: other };
   }
   const info = join(dataDir, infoName);
-  const me: Holder = { pid: process.pid, role, started: startOf(process.pid) };
+  const me: Holder = { pid: process.pid, role, started: startOf(process.pid), dir: directoryOf(dataDir) };
   // Written whole beside it and renamed into place: a reader never finds it half written.
   writeFileSync(`${info}.${process.pid}.new`, JSON.stringify(me));
   renameSync(`${info}.${process.pid}.new`, info);

@@ -67,6 +67,34 @@ function rawPost(access: string, slug: string): string {
   return `POST /api/projects/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
+test('a keep-alive connection idle when the stop begins is not cut: the request its client sends next is carried out and answered, closing it', async () => {
+  let running = await start({ lmdb: true });
+  const { access } = await registerUser(running.client);
+  const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => {});
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.write(rawPost(access, 'before'));
+  while (!/\r\n\r\n\{/.test(received)) await new Promise((resolve) => setTimeout(resolve, 5));
+  const stopping = running.service.close();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  socket.write(rawPost(access, 'after'));
+  await closed;
+  await stopping;
+  const answers = [...received.matchAll(/HTTP\/1\.1 (\d{3}) [^]*?connection: ([a-z-]+)/gi)].map((match) => [match[1], match[2]!.toLowerCase()]);
+  assert.equal(answers, [['201', 'keep-alive'], ['201', 'close']]);
+  const dataDir = running.dataDir!;
+  running = await start({ lmdb: true, dataDir });
+  try {
+    const created = (await running.client.as({ token: access }).get('/api/projects/')).body.results.map((project: any) => project.slug).sort();
+    assert.equal(created, ['after', 'before']);
+  } finally {
+    await running.stop();
+  }
+});
+
 test('pipelined writes on a connection whose first request arrives as the stop begins: the first is carried out and answered, closing the connection; those behind it are not carried out', async () => {
   let running = await start({ lmdb: true });
   const { access } = await registerUser(running.client);

@@ -102,7 +102,7 @@ for (const [name, platform] of [
       assert.is(storeHolder(dataDir), undefined, 'what store.pid says of a process that is gone is ignored');
       const next = await claimStore(dataDir, 'restore', address);
       assert.ok('release' in next);
-      assert.equal(storeHolder(dataDir), { pid: process.pid, role: 'restore', started: storeHolder(dataDir)!.started });
+      assert.equal(storeHolder(dataDir), { pid: process.pid, role: 'restore', started: storeHolder(dataDir)!.started, dir: `${statSync(dataDir).dev}-${statSync(dataDir).ino}` });
       next.release();
       assert.equal(leftBeside(dataDir), []);
     } finally {
@@ -159,6 +159,21 @@ test('a live process that store.pid names holds the store even where this lock c
     await other.end();
     const claim = await claimStore(dataDir, 'restore');
     assert.ok('release' in claim, 'the lock was let go, and the holder named is gone');
+    claim.release();
+  } finally {
+    await other.end();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a store.pid copied with its directory (naming a live holder of the original) does not hold the copy', async () => {
+  const dataDir = tempDataDir();
+  const other = await liveProcess();
+  try {
+    writeFileSync(join(dataDir, 'store.pid'), JSON.stringify({ pid: other.pid, role: 'service', started: other.started, dir: '1-2' }));
+    assert.is(storeHolder(dataDir), undefined);
+    const claim = await claimStore(dataDir, 'backup');
+    assert.ok('release' in claim, JSON.stringify(claim));
     claim.release();
   } finally {
     await other.end();
