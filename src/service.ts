@@ -311,6 +311,10 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   };
 }
 
+/** A stopping server closes connections still idle after this (their clients sent nothing more), then looks again this often. */
+const idleSweepAfterMs = 1000;
+const idleSweepMs = 100;
+
 /**
  * The HTTP handler, and how it answers once the service stops: each connection's next request is
  * carried out and answered with `Connection: close`, after which Node closes the connection; a
@@ -351,13 +355,17 @@ async function storedSecret(journal: Journal): Promise<string> {
  * Stops accepting connections and waits for in-flight requests, cutting them off after `graceMs`.
  * Node closes only the connections idle when the server closes, and a keep-alive client sending
  * one request after another would go on being served until the deadline: each connection's next
- * answer closes it instead (closingConnections). A connection nobody sends on again closes at its
- * keep-alive timeout, as the client was told it would; closing it sooner could cut a request
- * being sent, or an answer still being written.
+ * answer closes it (closingConnections), and connections still idle a second later (an answer
+ * in flight at the stop went out, and their client sent nothing since) are closed.
  */
 function stopServer(server: Server, closing: { close(): void }, graceMs: number): Promise<void> {
   return new Promise((resolvePromise) => {
     closing.close();
+    let sweep: NodeJS.Timeout | undefined;
+    const firstSweep = setTimeout(() => {
+      server.closeIdleConnections();
+      sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
+    }, idleSweepAfterMs);
     const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
     deadline.unref();
     // net.Server's close, not http.Server's: that one also closes the connections idle right now,
@@ -366,6 +374,8 @@ function stopServer(server: Server, closing: { close(): void }, graceMs: number)
       // With nothing listening or connected, http.Server's close only stops its timeout checks.
       server.close();
       clearTimeout(deadline);
+      clearTimeout(firstSweep);
+      clearInterval(sweep);
       resolvePromise();
     });
   });
