@@ -312,7 +312,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
 }
 
 /** A stopping server closes connections still idle after this (their clients sent nothing more), then looks again this often. */
-const idleSweepAfterMs = 1000;
+const idleSweepAfterMs = 250;
 const idleSweepMs = 100;
 
 /**
@@ -355,7 +355,7 @@ async function storedSecret(journal: Journal): Promise<string> {
  * Stops accepting connections and waits for in-flight requests, cutting them off after `graceMs`.
  * Node closes only the connections idle when the server closes, and a keep-alive client sending
  * one request after another would go on being served until the deadline: each connection's next
- * answer closes it (closingConnections), and connections still idle a second later (an answer
+ * answer closes it (closingConnections), and connections still idle a quarter of a second later (an answer
  * in flight at the stop went out, and their client sent nothing since) are closed.
  */
 function stopServer(server: Server, closing: { close(): void }, graceMs: number): Promise<void> {

@@ -2,7 +2,7 @@
 // hold the service open until its grace runs out, and every request the service carries out is
 // answered, pipelined ones too.
 import { Agent, request } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { registerUser } from '../helpers/fixtures.ts';
@@ -61,6 +61,16 @@ test('a stop with clients sending on keep-alive connections ends as soon as thei
   }
 });
 
+/** A raw TCP connection to the service: what it has received so far, and when it closes. */
+async function rawConnection(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<unknown> }> {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  socket.on('error', () => {});
+  return { socket, received: () => received, closed: new Promise((resolve) => socket.once('close', resolve)) };
+}
+
 /** A project's POST as raw HTTP/1.1 text. */
 function rawPost(access: string, slug: string): string {
   const body = JSON.stringify({ name: slug, slug });
@@ -70,20 +80,15 @@ function rawPost(access: string, slug: string): string {
 test('a keep-alive connection idle when the stop begins is not cut: the request its client sends next is carried out and answered, closing it', async () => {
   let running = await start({ lmdb: true });
   const { access } = await registerUser(running.client);
-  const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk));
-  socket.on('error', () => {});
-  const closed = new Promise((resolve) => socket.once('close', resolve));
+  const { socket, received, closed } = await rawConnection(running.url);
   socket.write(rawPost(access, 'before'));
-  while (!/\r\n\r\n\{/.test(received)) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (!/\r\n\r\n\{/.test(received())) await new Promise((resolve) => setTimeout(resolve, 5));
   const stopping = running.service.close();
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await new Promise((resolve) => setTimeout(resolve, 100));
   socket.write(rawPost(access, 'after'));
   await closed;
   await stopping;
-  const answers = [...received.matchAll(/HTTP\/1\.1 (\d{3}) [^]*?connection: ([a-z-]+)/gi)].map((match) => [match[1], match[2]!.toLowerCase()]);
+  const answers = [...received().matchAll(/HTTP\/1\.1 (\d{3}) [^]*?connection: ([a-z-]+)/gi)].map((match) => [match[1], match[2]!.toLowerCase()]);
   assert.equal(answers, [['201', 'keep-alive'], ['201', 'close']]);
   const dataDir = running.dataDir!;
   running = await start({ lmdb: true, dataDir });
@@ -98,12 +103,7 @@ test('a keep-alive connection idle when the stop begins is not cut: the request 
 test('pipelined writes on a connection whose first request arrives as the stop begins: the first is carried out and answered, closing the connection; those behind it are not carried out', async () => {
   let running = await start({ lmdb: true });
   const { access } = await registerUser(running.client);
-  const socket = connect(Number(new URL(running.url).port), '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk));
-  socket.on('error', () => {});
-  const closed = new Promise((resolve) => socket.once('close', resolve));
+  const { socket, received, closed } = await rawConnection(running.url);
   // The first request half sent when the stop begins; the rest of it and two more behind it in one write.
   const first = rawPost(access, 'pipe-1');
   socket.write(first.slice(0, -5));
@@ -113,14 +113,14 @@ test('pipelined writes on a connection whose first request arrives as the stop b
   socket.write(first.slice(-5) + rawPost(access, 'pipe-2') + rawPost(access, 'pipe-3'));
   await closed;
   await stopping;
-  const answered = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
+  const answered = [...received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
   const dataDir = running.dataDir!;
   running = await start({ lmdb: true, dataDir });
   try {
     const created = (await running.client.as({ token: access }).get('/api/projects/')).body.results.map((project: any) => project.slug);
     assert.is(answered.length, created.length, `${created.length} projects were created, ${answered.length} answers received`);
     assert.equal([answered, created.sort()], [['201', '201'], ['pipe-1', 'pipe-2']], 'the first in flight (its headers read before the stop), the second closing the connection, the third not carried out');
-    assert.match(received, /connection: close/i);
+    assert.match(received(), /connection: close/i);
   } finally {
     await running.stop();
   }
