@@ -3,12 +3,12 @@
 // file under DATA_DIR naming its target and signals the service (SIGUSR2); the service takes each
 // request it finds, copies the store (one read transaction: a single point in time, writers not
 // paused) and writes the answer beside it, which the command waits for while the service lives.
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { LmdbKv } from '../store/lmdb-kv.ts';
-import { isAlive } from '../store/store-claim.ts';
+import { isAlive, writeJsonWhole } from '../store/store-claim.ts';
 
 const prefix = 'backup-request-';
 
@@ -61,21 +61,16 @@ async function takeWaiting(dataDir: string, kv: LmdbKv | undefined, logger: Logg
       answer = { ok: false, error: (error as Error).message };
       logger.warn({ err: error }, 'backup refused or failed');
     }
-    writeWhole(request.replace(/\.json$/, '.answer'), answer);
+    writeJsonWhole(request.replace(/\.json$/, '.answer'), answer);
   }
 }
 
-/** JSON written whole, then renamed into place: the other side never reads half of it. */
-function writeWhole(path: string, value: unknown): void {
-  writeFileSync(`${path}.tmp`, JSON.stringify(value));
-  renameSync(`${path}.tmp`, path);
-}
 
 /** The command's side: asks the service `pid` serving `dataDir` for a backup into `target`; resolves with its size. */
 export async function requestBackup(dataDir: string, pid: number, target: string): Promise<number> {
   const request = join(dataDir, `${prefix}${randomUUID()}.json`);
   const answerPath = request.replace(/\.json$/, '.answer');
-  writeWhole(request, { target });
+  writeJsonWhole(request, { target });
   process.kill(pid, 'SIGUSR2');
   while (!existsSync(answerPath)) {
     if (!isAlive(pid)) {

@@ -33,6 +33,13 @@ export interface Holder {
   dir?: string;
 }
 
+/** JSON written whole beside `path` and renamed into place: another process reading it never finds half of it. */
+export function writeJsonWhole(path: string, value: unknown): void {
+  const scratch = `${path}.${process.pid}.new`;
+  writeFileSync(scratch, JSON.stringify(value));
+  renameSync(scratch, path);
+}
+
 /** A directory as the kernel knows it: the same whatever path reaches it, another for a copy. */
 function directoryOf(dataDir: string): string {
   const { dev, ino } = statSync(dataDir);
@@ -113,10 +120,7 @@ function holding(dataDir: string, role: Holder['role'], lock: Server): { release
     return { heldBy: other };
   }
   const info = join(dataDir, infoName);
-  const me: Holder = { pid: process.pid, role, started: startOf(process.pid), dir: directoryOf(dataDir) };
-  // Written whole beside it and renamed into place: a reader never finds it half written.
-  writeFileSync(`${info}.${process.pid}.new`, JSON.stringify(me));
-  renameSync(`${info}.${process.pid}.new`, info);
+  writeJsonWhole(info, { pid: process.pid, role, started: startOf(process.pid), dir: directoryOf(dataDir) } satisfies Holder);
   return {
     release: () => {
       rmSync(info, { force: true });
