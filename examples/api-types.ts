@@ -2115,6 +2115,8 @@ export interface components {
             low: number;
             high: number;
         } | null;
+        /** @description A score (or a dimension's): any number within ±1e100, so that the sums and squares the summaries and comparisons take over a version's datapoints stay finite. */
+        "results.fields.score": number | null;
         "results.fields.spanId": string | null;
         /** @enum {string} */
         "results.fields.status": "ok" | "error";
@@ -2275,8 +2277,8 @@ export interface components {
                  * @default 0
                  */
                 attempt?: number | null;
-                /** @description Required unless status is error. */
-                score?: components["schemas"]["common.numberOrNull"];
+                /** @description Required unless status is error; within ±1e100. */
+                score?: components["schemas"]["results.fields.score"];
                 passed?: components["schemas"]["common.booleanOrNull"];
                 dimension_scores?: components["schemas"]["results.fields.dimensionScores"];
                 /**

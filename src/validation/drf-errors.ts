@@ -38,9 +38,10 @@ export function pythonType(value: unknown): string {
   }
 }
 
+/** A schema's bound as DRF prints it: the int64 limits are written out (JSON's 9223372036854775807 reads as 2^63), any other as Python prints a float (1e+100). */
 function bound(value: number): string {
-  if (value >= int64Max) return '9223372036854775807';
-  if (value <= -int64Max) return '-9223372036854775808';
+  if (value === int64Max) return '9223372036854775807';
+  if (value === -int64Max) return '-9223372036854775808';
   return String(value);
 }
 

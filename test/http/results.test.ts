@@ -207,6 +207,37 @@ test('every row is checked before anything is written: errors name the row, as D
     assert.is((await member.client.get(resultsPath(iteration))).body.count, 0);
   }));
 
+test('a score or a dimension score beyond ±1e100 is refused in DRF\'s words; at the bound, the summary and the comparison answer finite figures', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const { dataset, job, iteration: from } = await evaluated(member.client, project.id, 3);
+    // Scores near the largest double once summed to infinity, and the summary answered null where its schema says a number.
+    const beyond = await postResults(member.client, from, { dataset: dataset.id, results: [
+      { datapoint_order: 0, score: 1.7e308 },
+      { datapoint_order: 1, score: -1.000000000001e100, dimension_scores: { a: 1e101, b: -1e100 } },
+      { datapoint_order: 2, score: 1e100, cost: 1.7e308 },
+    ] });
+    assert.is(beyond.status, 400, beyond.text);
+    assert.equal(beyond.body, { results: [
+      { score: ['Ensure this value is less than or equal to 1e+100.'] },
+      { score: ['Ensure this value is greater than or equal to -1e+100.'], dimension_scores: { a: ['Ensure this value is less than or equal to 1e+100.'] } },
+      {},
+    ] });
+    assert.is((await member.client.get(resultsPath(from))).body.count, 0, 'nothing of the batch written');
+    const to = await createIteration(member.client, job.id, { order: 2 });
+    await writeResults(member.client, from, { dataset: dataset.id, results: [0, 1, 2].map((order) => ({ datapoint_order: order, score: order === 1 ? -1e100 : 1e100, dimension_scores: { a: order === 0 ? -1e100 : 1e100 } })) });
+    await writeResults(member.client, to, { dataset: dataset.id, results: [0, 1, 2].map((order) => ({ datapoint_order: order, score: -1e100 })) });
+    // The client checks each answer against its documented schema (a null where a number belongs fails it).
+    const summary = await summaryOf(member.client, from);
+    const figures = [summary.mean_score, summary.score_ci95.low, summary.score_ci95.high, summary.dimensions[0].mean, summary.dimensions[0].ci95.low];
+    assert.ok(figures.every(Number.isFinite), JSON.stringify(figures));
+    assert.ok(Math.abs(summary.mean_score - 1e100 / 3) < 1e85, String(summary.mean_score));
+    const compared = await member.client.get(`/api/job-iterations/${from.id}/compare/${to.id}/`);
+    assert.is(compared.status, 200, compared.text);
+    const { score } = compared.body.results;
+    assert.ok([score.delta, score.se, score.ci95.low, score.ci95.high, score.p_value].every(Number.isFinite), JSON.stringify(score));
+  }));
+
 test('rows per batch, output size, attempts, dimensions and results per iteration are bounded; the body too', () =>
   withService(
     async ({ client }) => {

@@ -1,7 +1,7 @@
-// Runs at their edges, over HTTP: a completion's item with a bad status refused alone, costs that
-// would overflow, task ids in upper case, two runs created at once over one iteration, a job that
-// stays running while a run of it waits, and the events of a run's end in their order, with a
-// rate that never goes negative when a retry queues ended tasks again.
+// Runs at their edges, over HTTP: a completion's item with a bad status or a score out of bounds
+// refused alone, costs that would overflow, task ids in upper case, two runs created at once over
+// one iteration, a job that stays running while a run of it waits, and the events of a run's end in
+// their order, with a rate that never goes negative when a retry queues ended tasks again.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventStreamReader } from '../helpers/event-stream.ts';
@@ -30,6 +30,24 @@ test('a completion item with a status that is not one of ok, error, rate_limited
     assert.ok(answer.body.results[2].errors.status, JSON.stringify(answer.body.results[2]));
     assert.equal((await runOf(member.client, run)).counts.done, 1);
   }, { lmdb: true }));
+
+test('a completion item whose score is beyond ±1e100 is invalid on its own, saying so, and writes nothing; the task stays leased', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 1);
+    const run = await createRun(member.client, setup);
+    const worker = await registerWorker(member.client);
+    const [first, second] = await lease(member.client, worker, { max: 2 });
+    const answer = await complete(member.client, worker, [
+      { task: first.id, lease: first.lease, score: 1e100 },
+      { task: second.id, lease: second.lease, score: 1, dimension_scores: { a: -1.7e308 } },
+    ]);
+    assert.equal(answer.body.results, [
+      { task: first.id, outcome: 'accepted' },
+      { task: second.id, outcome: 'invalid', errors: { dimension_scores: { a: ['Ensure this value is greater than or equal to -1e+100.'] } } },
+    ]);
+    assert.equal([(await runOf(member.client, run)).counts.done, (await runOf(member.client, run)).counts.leased], [1, 1]);
+  }));
 
 test('costs whose sum would overflow: what the run spent stops at the largest finite number, and its budget is spent', () =>
   withService(async ({ client }) => {

@@ -35,8 +35,9 @@ async function project(size: number, iterations = 1) {
   return { client: member.client, apiKey: key.key as string, setup };
 }
 
+/** The worker's temporary folder (its agent code files) in the test's scratch: one killed with SIGKILL cannot remove its own. */
 function worker(apiKey: string, run: { id: string } | null, command: string, flags: string[] = []): WorkerProcess {
-  return spawnWorker(['--url', running.url, '--api-key', apiKey, ...(run ? ['--run', run.id] : []), '--command', command, ...flags]);
+  return spawnWorker(['--url', running.url, '--api-key', apiKey, ...(run ? ['--run', run.id] : []), '--command', command, ...flags], { TMPDIR: scratch });
 }
 
 /** The results of an iteration, by datapoint order. */
