@@ -2,8 +2,7 @@
 // `createService({ storage: 'memory' })` runs it all in-process with no disk and no port; main.ts
 // adds a listening server and signal handling.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Server as NetServer } from 'node:net';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type Koa from 'koa';
@@ -17,6 +16,7 @@ import { Tokens } from './auth/tokens.ts';
 import { configWith, type Config, type Limits } from './config.ts';
 import type { Clock } from './clock.ts';
 import { clientErrorListener } from './http/errors.ts';
+import { closingConnections, stopServer } from './http/graceful-stop.ts';
 import { ServiceMetrics } from './http/metrics.ts';
 import { Lists } from './http/pages.ts';
 import { ChangeFeed } from './events/change-feed.ts';
@@ -284,6 +284,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         },
         connections.handle,
       );
+      server.on('connection', connections.track);
       server.on('clientError', clientErrorListener(logger));
       const listening = server;
       return new Promise((resolvePromise, reject) => {
@@ -311,37 +312,6 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   };
 }
 
-/** A stopping server closes connections still idle after this (their clients sent nothing more), then looks again this often. */
-const idleSweepAfterMs = 250;
-const idleSweepMs = 100;
-
-/**
- * The HTTP handler, and how it answers once the service stops: each connection's next request is
- * carried out and answered with `Connection: close`, after which Node closes the connection; a
- * request pipelined behind that one would have no answer, so it is not carried out at all (a
- * client sees the connection close with it unanswered, as after any request it never sent).
- */
-function closingConnections(handler: (request: IncomingMessage, response: ServerResponse) => void) {
-  let closing: WeakSet<object> | undefined;
-  return {
-    handle(request: IncomingMessage, response: ServerResponse): void {
-      if (closing === undefined) return handler(request, response);
-      if (closing.has(request.socket)) {
-        response.statusCode = 503;
-        response.end();
-        return;
-      }
-      closing.add(request.socket);
-      response.setHeader('Connection', 'close');
-      handler(request, response);
-    },
-    /** The service stops: answers from now on close their connections. */
-    close(): void {
-      closing ??= new WeakSet();
-    },
-  };
-}
-
 /** The JWT secret kept in the store, generated on first start so tokens survive restarts. */
 async function storedSecret(journal: Journal): Promise<string> {
   const existing = journal.meta.get<string>(['secret']);
@@ -351,32 +321,3 @@ async function storedSecret(journal: Journal): Promise<string> {
   return secret;
 }
 
-/**
- * Stops accepting connections and waits for in-flight requests, cutting them off after `graceMs`.
- * Node closes only the connections idle when the server closes, and a keep-alive client sending
- * one request after another would go on being served until the deadline: each connection's next
- * answer closes it (closingConnections), and connections still idle a quarter of a second later (an answer
- * in flight at the stop went out, and their client sent nothing since) are closed.
- */
-function stopServer(server: Server, closing: { close(): void }, graceMs: number): Promise<void> {
-  return new Promise((resolvePromise) => {
-    closing.close();
-    let sweep: NodeJS.Timeout | undefined;
-    const firstSweep = setTimeout(() => {
-      server.closeIdleConnections();
-      sweep = setInterval(() => server.closeIdleConnections(), idleSweepMs);
-    }, idleSweepAfterMs);
-    const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
-    deadline.unref();
-    // net.Server's close, not http.Server's: that one also closes the connections idle right now,
-    // and a request a client is sending on one of them this moment would be lost unanswered.
-    NetServer.prototype.close.call(server, () => {
-      // With nothing listening or connected, http.Server's close only stops its timeout checks.
-      server.close();
-      clearTimeout(deadline);
-      clearTimeout(firstSweep);
-      clearInterval(sweep);
-      resolvePromise();
-    });
-  });
-}
