@@ -5,13 +5,14 @@
 // such commit for every four tasks (docs/PERFORMANCE.md).
 import { median, quick, rounds, startLineChild, type Row } from './harness.ts';
 
-const ways = ['service', 'callback', 'puts', 'blocking'] as const;
+const ways = ['service', 'callback', 'puts', 'blocking', 'thread'] as const;
 const commitsPerRound = quick ? 300 : 1500;
 const described: Record<(typeof ways)[number], string> = {
   service: 'as the service writes (a child transaction)',
   callback: 'a transaction callback, no child',
   puts: 'puts made at once, no callback',
   blocking: 'synchronous, holding the event loop',
+  thread: 'synchronous, on a writer thread of its own',
 };
 
 export async function run(): Promise<Row[]> {

@@ -1640,7 +1640,7 @@ export interface components {
             order?: components["schemas"]["common.int64OrNull"];
             status?: components["schemas"]["iterations.fields.status"];
         };
-        /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers), and a unified diff of agent_code. `results` compares their results per datapoint. */
+        /** @description Two job iterations side by side: avg_score and every numeric dimension with delta = to - from (null unless both are numbers and their difference is one: two near the largest double can differ by more), and a unified diff of agent_code. `results` compares their results per datapoint. */
         "iterations.iteration-comparison-response": {
             from: components["schemas"]["iterations.compared-iteration-response"];
             to: components["schemas"]["iterations.compared-iteration-response"];
@@ -1654,14 +1654,14 @@ export interface components {
         "iterations.iteration-comparison-response.comparison": {
             from: number | null;
             to: number | null;
-            /** @description to - from; null unless both are numbers. */
+            /** @description to - from; null unless both are numbers and their difference is a finite number. */
             delta: number | null;
         };
         "iterations.iteration-comparison-response.dimension": {
             name: string;
             from: number | null;
             to: number | null;
-            /** @description to - from; null unless both are numbers. */
+            /** @description to - from; null unless both are numbers and their difference is a finite number. */
             delta: number | null;
         };
         /** @description A page of iterations.iteration-response. */
@@ -2531,7 +2531,7 @@ export interface components {
                  */
                 alpha?: number;
                 /**
-                 * @description No candidate is stopped before this many datapoints are paired.
+                 * @description No candidate is stopped before this many datapoints are paired (at most 1,000,000).
                  * @default 10
                  */
                 min_pairs?: number;
@@ -2656,8 +2656,11 @@ export interface components {
         "scoring.fields.caseInsensitive": boolean;
         /** @description 1 when the expected output's text (or `value`) occurs in the output's text (a value that is not a string: its JSON text), else 0; 0 without an expected output or a value. */
         "scoring.fields.containsScorer": {
-            /** @constant */
-            type: "contains";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.containsScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
             /** @description The text to look for, instead of the expected output's. */
@@ -2666,8 +2669,11 @@ export interface components {
         };
         /** @description 1 when the output equals the expected output as JSON (key order ignored, true is not 1; a printed output is read as JSON first), else 0. */
         "scoring.fields.exactScorer": {
-            /** @constant */
-            type: "exact";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.exactScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
             /**
@@ -2679,8 +2685,11 @@ export interface components {
         };
         /** @description The share of the expected object's fields (or `fields`) whose values in the output object are equal as JSON (a printed output is read as JSON first; a missing value reads as null); 0 when either is not an object. */
         "scoring.fields.jsonFieldsScorer": {
-            /** @constant */
-            type: "json_fields";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.jsonFieldsScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
             /** @description The fields compared, instead of every field of the expected output. */
@@ -2688,8 +2697,11 @@ export interface components {
         };
         /** @description 1 when the output (a printed output read as JSON first) is valid against `schema`, or against the agent's output_schema without one, else 0. */
         "scoring.fields.jsonSchemaScorer": {
-            /** @constant */
-            type: "json_schema";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.jsonSchemaScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
             /** @description A JSON Schema (draft 2020-12). */
@@ -2697,8 +2709,11 @@ export interface components {
         };
         /** @description 1 when the output (or its `field`) is a number within a tolerance of the expected one (or its `field`), else 0. A number, or a string of decimal digits, counts. */
         "scoring.fields.numericScorer": {
-            /** @constant */
-            type: "numeric";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.numericScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
             /** @description Compare this field of the output object (a printed output is read as JSON first) and of the expected output, when it is an object. */
@@ -2716,8 +2731,11 @@ export interface components {
         };
         /** @description 1 when `pattern` matches the output's text anywhere, else 0. RE2 syntax, matched in linear time (no backreferences or lookarounds). */
         "scoring.fields.regexScorer": {
-            /** @constant */
-            type: "regex";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.regexScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
             /** @description The regular expression (RE2 syntax), at most 1000 characters. */
@@ -2733,16 +2751,16 @@ export interface components {
         /** @description The scorer's dimension name, unique among the scorers. */
         "scoring.fields.scorerName": string;
         /**
-         * @description The scorer's weight in the score's weighted mean.
+         * @description The scorer's weight in the score's weighted mean, at most 1,000,000 (weights are relative: their sum stays a finite number).
          * @default 1
          */
         "scoring.fields.scorerWeight": number;
         "scoring.fields.scorersScoring": {
             /**
-             * @description Score with the scorers listed: each gives a dimension in [0, 1] under its name; the score is their mean weighted by `weight`.
-             * @constant
+             * @description Score with the scorers listed: each gives a dimension in [0, 1] under its name; the score is their mean weighted by `weight`. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
-            method: "scorers";
+            method: "scoring.fields.scorersScoring";
             /** @description The scorers, at most 32, their names unique, at least one with a weight above 0. */
             scorers: components["schemas"]["scoring.fields.scorer"][];
             /**
@@ -2755,17 +2773,20 @@ export interface components {
         "scoring.fields.scoring": components["schemas"]["scoring.fields.specScoring"] | components["schemas"]["scoring.fields.scorersScoring"];
         /** @description 1 - the Levenshtein distance between the output's and the expected output's texts over the longer one's length (each text cut to its first 4000 characters); 0 without an expected output. */
         "scoring.fields.similarityScorer": {
-            /** @constant */
-            type: "similarity";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "scoring.fields.similarityScorer";
             name: components["schemas"]["scoring.fields.scorerName"];
             weight?: components["schemas"]["scoring.fields.scorerWeight"];
         };
         "scoring.fields.specScoring": {
             /**
-             * @description Score with the agent's eval spec (GET /api/agents/{id}/eval_spec/): a total in points on the scale of the spec's weights (about 0-100), each component a dimension in points.
-             * @constant
+             * @description Score with the agent's eval spec (GET /api/agents/{id}/eval_spec/): a total in points on the scale of the spec's weights (about 0-100), each component a dimension in points. (enum property replaced by openapi-typescript)
+             * @enum {string}
              */
-            method: "spec";
+            method: "scoring.fields.specScoring";
             /**
              * @description A result passes when its total is at least this many points.
              * @default 70

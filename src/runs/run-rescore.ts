@@ -14,7 +14,7 @@ import type { Run, RunCommand, RunScoringConfig, RunState } from '../domain/run.
 import type { ReadModel } from '../read-model.ts';
 import type { ResultIntake } from '../results/result-intake.ts';
 import type { ResultKeeper } from '../results/result-keeper.ts';
-import { ScorerUnusable, type RunScoring } from './run-scoring.ts';
+import { ScoreOutOfBounds, ScorerUnusable, type RunScoring } from './run-scoring.ts';
 
 export interface RunRescorerOptions {
   registry: Registry;
@@ -117,6 +117,8 @@ export class RunRescorer {
       if (!record || record.status !== 'ok') continue;
       const output = JSON.parse(record.output) as unknown;
       const scored = scoring.score(run, scorer, ref.index, output, record.trace_id);
+      // Figures a row cannot hold (its agent's spec changed since): the row keeps its old scores, as below.
+      if (scored instanceof ScoreOutOfBounds) continue;
       const input = { ...record, ...scored, datapoint: undefined, output } as unknown as ResultInput;
       const resolved = resolveRowAt(ref.index, ref.attempt, input, limits);
       // A row the scoring cannot write (more dimensions than a row holds) keeps its old scores.

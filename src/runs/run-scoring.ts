@@ -6,7 +6,7 @@ import { evalSpecOf } from '../domain/agent.ts';
 import type { Agent } from '../domain/records.ts';
 import type { Run } from '../domain/run.ts';
 import type { ReadModel } from '../read-model.ts';
-import { runScorerOf, type RunScorer, type RunScoring as Scoring, type ScoredFields } from '../scoring/run-scorer.ts';
+import { runScorerOf, scoredFieldsError, type RunScorer, type RunScoring as Scoring, type ScoredFields } from '../scoring/run-scorer.ts';
 import type { ScorerDeps } from '../scoring/scorers.ts';
 import { toolCallsOf, type SpanLike } from '../scoring/tool-calls.ts';
 import type { ToolCall } from '../scoring/tool-usage.ts';
@@ -28,6 +28,14 @@ export class ScorerUnusable extends Error {
   constructor(reason: string) {
     super(`This run's scoring cannot be made from its agent as it is now (changed since the run began): ${reason}`);
     this.name = 'ScorerUnusable';
+  }
+}
+
+/** A result the run's scoring gave figures a result row cannot hold (beyond ±1e100). */
+export class ScoreOutOfBounds extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'ScoreOutOfBounds';
   }
 }
 
@@ -68,11 +76,16 @@ export class RunScoring {
     return scorer;
   }
 
-  /** The fields the service writes for an ok result of the run at a datapoint of its version. */
-  score(run: Run, scorer: RunScorer, datapoint: number, output: unknown, traceId: string | null): ScoredFields {
+  /**
+   * The fields the service writes for an ok result of the run at a datapoint of its version, or
+   * ScoreOutOfBounds when they would not fit a result row.
+   */
+  score(run: Run, scorer: RunScorer, datapoint: number, output: unknown, traceId: string | null): ScoredFields | ScoreOutOfBounds {
     const expected = this.options.readModel.datasets.get(run.dataset)?.datapoints[datapoint]?.expected_output ?? null;
     const toolCalls = scorer.readsToolCalls ? this.toolCallsOf(run.project, traceId) : null;
-    return scorer.score(output, expected, toolCalls);
+    const scored = scorer.score(output, expected, toolCalls);
+    const beyond = scoredFieldsError(scored);
+    return beyond === null ? scored : new ScoreOutOfBounds(beyond);
   }
 
   forget(run: string): void {

@@ -29,6 +29,12 @@ export interface RunScorer {
 }
 
 export const specPassThresholdDefault = 70;
+/**
+ * A score and each dimension score lie within ± this, as a result row's do when a client sends
+ * them (schemas/results/fields.json `score`): the sums and squares the summaries, comparisons and
+ * races take over a version's datapoints then stay finite.
+ */
+export const scoreMagnitudeMax = 1e100;
 /** A spec total on the text path is at most this; on the object path, at most its weights' sum. */
 const specTextTotalMax = 100;
 /** Dimensions a spec's result has besides its fields (structure, type and consistency penalties, tool usage). */
@@ -41,11 +47,34 @@ export function scoringErrors(scoring: RunScoring, spec: EvalSpecLike, deps: Sco
     return errors && { scoring: errors };
   }
   const dimensions = specComponentCount + fieldsOf(spec.output_fields).size;
-  if (dimensions <= dimensionsMax) return null;
-  return { scoring: [`The agent's eval spec would give each result ${dimensions} dimensions (its output fields and 4 components); a result holds at most ${dimensionsMax}.`] };
+  if (dimensions > dimensionsMax) {
+    return { scoring: [`The agent's eval spec would give each result ${dimensions} dimensions (its output fields and 4 components); a result holds at most ${dimensionsMax}.`] };
+  }
+  const tooMany = specPointsError(spec);
+  return tooMany === null ? null : { scoring: [tooMany] };
 }
 
-/** The scoring function of a run; the scoring must be free of scoringErrors. */
+/** Why a spec's scores would not fit a result row: its most points beyond scoreMagnitudeMax (or no number at all); else null. */
+function specPointsError(spec: EvalSpecLike): string | null {
+  const most = specPointsMax(spec);
+  if (most <= scoreMagnitudeMax) return null;
+  const points = Number.isFinite(most) ? `up to ${most} points` : 'more points than a number holds';
+  return `The agent's eval spec can give a result ${points}; a score lies within ±1e100: lower its weights.`;
+}
+
+/**
+ * Why a scored result would not fit a result row (a dimension beyond ±scoreMagnitudeMax: a spec
+ * with huge negative weights), or null. Its score is already within the spec's range.
+ */
+export function scoredFieldsError(scored: ScoredFields): string | null {
+  for (const [name, value] of Object.entries(scored.dimension_scores)) {
+    if (!(Math.abs(value) <= scoreMagnitudeMax)) return `Scoring gave dimension "${name}" ${value} points; a dimension score lies within ±1e100: lower the eval spec's weights.`;
+  }
+  if (!(Math.abs(scored.score) <= scoreMagnitudeMax)) return `Scoring gave a score of ${scored.score}; a score lies within ±1e100: lower the eval spec's weights.`;
+  return null;
+}
+
+/** The scoring function of a run; the scoring must be free of scoringErrors (a spec whose points would not fit a row: RangeError). */
 export function runScorerOf(scoring: RunScoring, spec: EvalSpecLike, deps: ScorerDeps): RunScorer {
   if (scoring.method === 'scorers') {
     const scorers = compileScorers(scoring, deps);
@@ -58,6 +87,8 @@ export function runScorerOf(scoring: RunScoring, spec: EvalSpecLike, deps: Score
       },
     };
   }
+  const tooMany = specPointsError(spec);
+  if (tooMany !== null) throw new RangeError(tooMany);
   const threshold = scoring.pass_threshold ?? specPassThresholdDefault;
   return {
     readsToolCalls: asksForTools(spec.tool_config),

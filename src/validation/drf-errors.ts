@@ -96,6 +96,13 @@ export function bodyMessage(error: ErrorObject): string {
       return formatMessage(schema.format);
     case 'pattern':
       return schema['x-kind'] === 'slug' ? slugMessage : 'Enter a valid value.';
+    case 'additionalProperties':
+      return 'Unknown field.';
+    case 'discriminator': {
+      // The property that tells a oneOf's records apart (a scorer's `type`): missing, or none of its choices.
+      const { tagValue } = error.params as DiscriminatorParams;
+      return tagValue === undefined ? 'This field is required.' : `"${typeof tagValue === 'string' ? tagValue : JSON.stringify(tagValue)}" is not a valid choice.`;
+    }
     default:
       return error.message ?? 'Invalid value.';
   }
@@ -153,14 +160,36 @@ export function unreadableQueryValue(schema: AnySchemaObject): string {
 export function toFieldErrors(errors: readonly ErrorObject[], data: unknown, message: (error: ErrorObject) => string): FieldErrors {
   const root: FieldErrors = {};
   for (const error of errors) {
+    if (isAlternativeNotMeant(error, errors)) continue;
     const path = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'required') path.push((error.params as { missingProperty: string }).missingProperty);
+    if (error.keyword === 'discriminator') path.push((error.params as DiscriminatorParams).tag);
+    if (error.keyword === 'additionalProperties') path.push((error.params as { additionalProperty: string }).additionalProperty);
     const schema = (error.parentSchema ?? {}) as SchemaNode;
-    const aboutContainer = error.keyword !== 'required' &&
-      (expectedType(schema) === 'object' || schema['x-kind'] === 'nested-list');
+    // These name a field of the record (pushed above): the message is that field's.
+    const aboutField = error.keyword === 'required' || error.keyword === 'discriminator' || error.keyword === 'additionalProperties';
+    const aboutContainer = !aboutField && (expectedType(schema) === 'object' || schema['x-kind'] === 'nested-list');
     place(root, data, path, message(error), aboutContainer);
   }
   return root;
+}
+
+interface DiscriminatorParams {
+  error: 'tag' | 'mapping';
+  tag: string;
+  tagValue?: unknown;
+}
+
+/**
+ * An error that only says the value was not some other alternative of an `anyOf` (a field that
+ * is a record or null), when the alternative the value was meant as says what is wrong: the
+ * anyOf's own error, and the null alternative's type error for a value that is not null.
+ */
+function isAlternativeNotMeant(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
+  const aboutAlternative = error.keyword === 'anyOf' || (error.keyword === 'type' && (error.params as { type: string }).type === 'null');
+  if (!aboutAlternative) return false;
+  return errors.some((other) => other !== error && other.keyword !== 'anyOf' && !(other.keyword === 'type' && (other.params as { type: string }).type === 'null') &&
+    (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`)));
 }
 
 type Node = FieldErrors | FieldErrors[];

@@ -306,6 +306,9 @@ function createAjv(coerce: boolean): Ajv {
     strict: true,
     allowUnionTypes: true,
     useDefaults: false,
+    // A oneOf told apart by a property (a scorer's `type`): only the branch it names is checked,
+    // so its errors are the ones reported, under its fields.
+    discriminator: true,
   });
   addFormats.default(ajv, ['email']);
   ajv.addFormat('uuid', { type: 'string', validate: isUuid });

@@ -124,6 +124,22 @@ test('scorers: each a named dimension in [0, 1], the score their weighted mean, 
     assert.equal(rows.map((row) => row.passed), [true, true, false]);
   }));
 
+test('a scoring\'s errors are named at their field, as DRF nests them: a scorer of no known type, or none, a method of none, a field no scoring has, a scoring that is not a record', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await scoredSetup(member.client, project.id);
+    const post = (scoring: unknown) => member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [setup.iterations[0].id], scoring });
+    const scorers = await post({ method: 'scorers', scorers: [{ type: 'exact', name: 'e' }, { type: 'fuzzy', name: 'f' }, { name: 'g' }, { type: 'regex', name: 'r' }, { type: 5, name: 'x' }] });
+    assert.equal([scorers.status, scorers.body], [400, { scoring: { scorers: [
+      {}, { type: ['"fuzzy" is not a valid choice.'] }, { type: ['This field is required.'] }, { pattern: ['This field is required.'] }, { type: ['"5" is not a valid choice.'] },
+    ] } }]);
+    assert.equal((await post({ method: 'judge' })).body, { scoring: { method: ['"judge" is not a valid choice.'] } });
+    assert.equal((await post({})).body, { scoring: { method: ['This field is required.'] } });
+    assert.equal((await post({ method: 'spec', threshold: 50 })).body, { scoring: { threshold: ['Unknown field.'] } });
+    assert.equal((await post('spec')).body, { scoring: { non_field_errors: ['Invalid data. Expected a dictionary, but got str.'] } });
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 0, 'nothing written');
+  }));
+
 test('an agent changed after its run began so that it gives no scorer: an ok result is invalid on scoring (not a 500), an error result is accepted; mended, results are scored again', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
@@ -181,6 +197,46 @@ test('an eval spec whose results would hold more dimensions than a row does is 4
     const reply = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [setup.iterations[0].id], scoring: { method: 'spec' } });
     assert.is(reply.status, 400, reply.text);
     assert.equal(reply.body, { scoring: ["The agent's eval spec would give each result 34 dimensions (its output fields and 4 components); a result holds at most 32."] });
+  }));
+
+test('scores the service computes fit a result row (±1e100): a spec that can give more points is 400 on scoring, or, changed so after its run began, makes ok results invalid; a dimension beyond the bound makes its item invalid; scorer weights are at most 1,000,000', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    // Points overflowing a double, and a partial score far past the bound: both refused before any run is made.
+    for (const [fields, points] of [
+      [{ structure_weight: 1e308, tool_usage_weight: 1e308 }, 'more points than a number holds'],
+      [{ output_fields: { label: { type: 'enum', values: ['spam', 'ham'], weight: 10, partial_credit: true, partial_score: 1e200 } } }, 'up to 1e+200 points'],
+    ] as const) {
+      const setup = await scoredSetup(member.client, project.id, fields);
+      const reply = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [setup.iterations[0].id], scoring: { method: 'spec' } });
+      assert.equal([reply.status, reply.body], [400, { scoring: [`The agent's eval spec can give a result ${points}; a score lies within ±1e100: lower its weights.`] }]);
+      assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 0);
+    }
+    const scorers = await scoredSetup(member.client, project.id);
+    const heavy = await member.client.post(`/api/jobs/${scorers.job.id}/runs/`, { dataset: scorers.dataset.id, iterations: [scorers.iterations[0].id], scoring: { method: 'scorers', scorers: [{ type: 'exact', name: 'e', weight: 1e308 }, { type: 'json_fields', name: 'f', weight: 1e308 }] } });
+    assert.equal([heavy.status, heavy.body], [400, { scoring: { scorers: [{ weight: ['Ensure this value is less than or equal to 1000000.'] }, { weight: ['Ensure this value is less than or equal to 1000000.'] }] } }]);
+    // A spec within bounds at the start, changed since: ok results are invalid on scoring until it is mended.
+    const setup = await scoredSetup(member.client, project.id);
+    const run = await createRun(member.client, { ...setup, iterations: [setup.iterations[0]] }, { scoring: { method: 'spec' } });
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 3 });
+    assert.is((await member.client.patch(`/api/agents/${setup.agent.id}/`, { structure_weight: 1e308, tool_usage_weight: 1e308 })).status, 200);
+    const refused = await complete(member.client, worker, [{ task: tasks[0].id, lease: tasks[0].lease, output: { label: 'spam', confidence: 90 } }]);
+    assert.equal(refused.body.results[0].outcome, 'invalid');
+    assert.match(refused.body.results[0].errors.scoring[0], /cannot be made from its agent as it is now.*more points than a number holds/);
+    // A huge negative weight keeps the score in range (it is at least 0) but not its dimension.
+    assert.is((await member.client.patch(`/api/agents/${setup.agent.id}/`, { structure_weight: -1e200, tool_usage_weight: 0 })).status, 200);
+    const negative = await complete(member.client, worker, [
+      { task: tasks[0].id, lease: tasks[0].lease, output: { label: 'spam', confidence: 90 } },
+      { task: tasks[1].id, lease: tasks[1].lease, output: {} },
+    ]);
+    assert.equal(negative.body.results.map((item: any) => item.outcome), ['invalid', 'accepted']);
+    assert.equal(negative.body.results[0].errors, { scoring: ['Scoring gave dimension "structure" -1e+200 points; a dimension score lies within ±1e100: lower the eval spec\'s weights.'] });
+    assert.is((await member.client.patch(`/api/agents/${setup.agent.id}/`, { structure_weight: 20 })).status, 200);
+    await completeAll(member.client, worker, [tasks[0], tasks[2]], () => ({ output: { label: 'spam', confidence: 90 } }));
+    assert.equal([(await runOf(member.client, run)).counts.done], [3]);
+    const rows = await resultsOf(member.client, setup.iterations[0]);
+    assert.ok(rows.every((row) => Math.abs(row.score) <= 1e100), JSON.stringify(rows.map((row) => row.score)));
   }));
 
 test('rescoring an ended run: its results scored again from their stored outputs with the spec as it is now, the same ids, progress on the run; 409 while it is live', () =>

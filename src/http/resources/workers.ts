@@ -17,7 +17,7 @@ import type { Datapoint, Json, JobIteration } from '../../domain/records.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import type { ResultKeeper } from '../../results/result-keeper.ts';
 import type { LeasedTask, LeaseRequest, RunDispatch } from '../../runs/run-dispatch.ts';
-import { ScorerUnusable, type RunScoring } from '../../runs/run-scoring.ts';
+import { ScoreOutOfBounds, ScorerUnusable, type RunScoring } from '../../runs/run-scoring.ts';
 import { DimensionNamesInFlight } from '../../runs/dimension-names.ts';
 import { taskKeyOf } from '../../runs/task-ids.ts';
 import type { Validator } from '../../validation/validator.ts';
@@ -163,7 +163,9 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
     if ((item.status ?? 'ok') !== 'ok') return { input: item as ResultInput };
     if (scorer instanceof ScorerUnusable) return { errors: { scoring: [scorer.message] } };
     const traceId = typeof item.trace_id === 'string' ? item.trace_id.toLowerCase() : null;
-    return { input: { ...item, ...runScoring.score(run, scorer, datapoint, item.output ?? null, traceId) } as ResultInput };
+    const scored = runScoring.score(run, scorer, datapoint, item.output ?? null, traceId);
+    if (scored instanceof ScoreOutOfBounds) return { errors: { scoring: [scored.message] } };
+    return { input: { ...item, ...scored } as ResultInput };
   };
 
   /** A racing run's reported score must lie within its score range: the race's bounds rest on it. */
