@@ -8,8 +8,10 @@
 //
 // JSON.parse, like JSON, refuses NaN and Infinity, which Python's json module would read.
 import type { Json } from '../domain/records.ts';
+import { pyWhitespaceClass } from './python-values.ts';
 
-const fencedBlock = /```(?:json)?\s*([\s\S]*?)```/i;
+/** The first fenced block; the whitespace after its opening is Python's `\\s` (U+0085 is some, U+FEFF is none). */
+const fencedBlock = new RegExp(`\`\`\`(?:json)?${pyWhitespaceClass}*([\\s\\S]*?)\`\`\``, 'i');
 
 /** The JSON value the text holds, or the text itself when it holds none. */
 export function parsedAgentOutput(text: string): Json {

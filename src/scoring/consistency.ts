@@ -2,7 +2,7 @@
 // An empty or missing rule list means the inferred rules: a correlation rule (penalty 3) for every
 // (number field, enum field) pair of output_fields, number fields in order, each with every enum
 // field in order. Pure.
-import { loweredValues, numberOr, type FieldConfig } from './field-points.ts';
+import { loweredValues, numberOr, numberSetting, type FieldConfig } from './field-points.ts';
 import { pyFloat, pyLower, pyStr, pyStrip } from './python-values.ts';
 
 export type Fields = ReadonlyMap<string, FieldConfig>;
@@ -90,9 +90,11 @@ function contradicts(fields: Fields, rule: Rule, a: unknown, b: unknown): boolea
   return (share > highShareMin && position > highShareMin) || (share < lowShareMax && position < lowShareMax);
 }
 
-/** `range` as [lo, hi] when it is two numbers, else [0, 100]. */
+/** `range` as [lo, hi] when it is two numbers (numberSetting), else [0, 100]. */
 function rangeOf(config: FieldConfig): [number, number] {
   const range = config.range;
-  if (Array.isArray(range) && range.length === 2 && typeof range[0] === 'number' && typeof range[1] === 'number') return [range[0], range[1]];
-  return [0, 100];
+  if (!Array.isArray(range) || range.length !== 2) return [0, 100];
+  const low = numberSetting(range[0]);
+  const high = numberSetting(range[1]);
+  return low === undefined || high === undefined ? [0, 100] : [low, high];
 }

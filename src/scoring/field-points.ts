@@ -11,8 +11,19 @@ export function weightOf(config: FieldConfig): number {
   return numberOr(config.weight, 0);
 }
 
+/**
+ * A numeric setting (a weight, a tolerance, a penalty) as the original's arithmetic reads it: a
+ * number, or a boolean as 1 or 0 (Python's bool is an int); anything else is `fallback` (where
+ * the original raised, or read a numeric string with float() in some places and not in others).
+ */
 export function numberOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' ? value : fallback;
+  return numberSetting(value) ?? fallback;
+}
+
+/** A number, or a boolean as 1 or 0; else undefined. */
+export function numberSetting(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  return typeof value === 'boolean' ? Number(value) : undefined;
 }
 
 /** The field's points, or undefined for a type the original did not score (no dimension). */
@@ -41,7 +52,7 @@ export function fieldPointsMax(config: FieldConfig): number {
   let most = Math.max(0, weight);
   if (config.type === 'enum' && pyTruthy(config.partial_credit)) most = Math.max(most, partialScore(config, weight));
   if (config.type === 'number' && Array.isArray(config.tolerance_bands)) {
-    for (const band of config.tolerance_bands) if (isBand(band)) most = Math.max(most, weight * band.score_pct);
+    for (const band of bandsOf(config.tolerance_bands)) most = Math.max(most, weight * band.score_pct);
   }
   return config.type === 'enum' || config.type === 'number' || config.type === 'boolean' || config.type === 'text' ? most : 0;
 }
@@ -59,7 +70,7 @@ function enumPoints(config: FieldConfig, actual: unknown, expected: unknown): nu
 
 /** An enum's partial credit: partial_score, else max(1, round(0.2 x weight)). */
 function partialScore(config: FieldConfig, weight: number): number {
-  return typeof config.partial_score === 'number' ? config.partial_score : Math.max(1, pyRound(0.2 * weight));
+  return numberSetting(config.partial_score) ?? Math.max(1, pyRound(0.2 * weight));
 }
 
 /** `lower(strip(str(x or "")))`. */
@@ -95,17 +106,23 @@ interface Band {
   score_pct: number;
 }
 
-/** Bands that are not `{within: number, score_pct: number}` are passed over. */
+/** Bands that are not `{within: number, score_pct: number}` (numberSetting) are passed over. */
 function bandPoints(bands: readonly unknown[], diff: number, weight: number): number {
-  const valid = bands.filter(isBand).sort((a, b) => a.within - b.within);
+  const valid = bandsOf(bands).sort((a, b) => a.within - b.within);
   for (const band of valid) if (diff <= band.within) return weight * band.score_pct;
   return 0;
 }
 
-function isBand(value: unknown): value is Band {
-  if (typeof value !== 'object' || value === null) return false;
-  const band = value as Record<string, unknown>;
-  return typeof band.within === 'number' && typeof band.score_pct === 'number';
+function bandsOf(bands: readonly unknown[]): Band[] {
+  const valid: Band[] = [];
+  for (const value of bands) {
+    if (typeof value !== 'object' || value === null) continue;
+    const band = value as Record<string, unknown>;
+    const within = numberSetting(band.within);
+    const scorePct = numberSetting(band.score_pct);
+    if (within !== undefined && scorePct !== undefined) valid.push({ within, score_pct: scorePct });
+  }
+  return valid;
 }
 
 /** By `eval_mode` (non_empty when absent); llm_judge, which needs a model, falls back to similarity. */

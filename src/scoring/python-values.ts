@@ -93,14 +93,14 @@ const floatText = /^[+-]?(?:(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)
 
 /**
  * `float(x)`, or undefined where Python raises: a number; a boolean as 1 or 0; a string that is
- * wholly float()'s text once stripped (ASCII digits only: Python also reads other scripts' digits).
+ * wholly float()'s text once read as Python reads it (numberText).
  */
 export function pyFloat(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (typeof value !== 'string') return undefined;
-  const text = pyStrip(value);
-  if (!floatText.test(text)) return undefined;
+  const text = numberText(value);
+  if (text === undefined || !floatText.test(text)) return undefined;
   const unsigned = text.replace(/^[+-]/, '').toLowerCase();
   const negative = text.startsWith('-');
   if (unsigned === 'nan') return NaN;
@@ -108,12 +108,59 @@ export function pyFloat(value: unknown): number | undefined {
   return Number(text.replaceAll('_', ''));
 }
 
-/** `int(x)` of a JSON integer or of text int() reads (ASCII digits, `_` between them), else undefined. */
+/** `int(x)` of a JSON integer or of text int() reads (digits of any script, `_` between them), else undefined. */
 export function pyInt(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isInteger(value) ? value : undefined;
   if (typeof value !== 'string') return undefined;
-  const text = pyStrip(value);
-  return /^[+-]?\d(?:_?\d)*$/.test(text) ? Number(text.replaceAll('_', '')) : undefined;
+  const text = numberText(value);
+  return text !== undefined && /^[+-]?\d(?:_?\d)*$/.test(text) ? Number(text.replaceAll('_', '')) : undefined;
+}
+
+/**
+ * Python's whitespace (`str.isspace()`, and re's `\s` in a str pattern) as a character class:
+ * \t..\r, U+001C..U+001F, space, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+ * U+205F, U+3000.
+ */
+export const pyWhitespaceClass = '[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const pyWhitespace = new RegExp(pyWhitespaceClass);
+const pyStripPattern = new RegExp(`^${pyWhitespaceClass}+|${pyWhitespaceClass}+$`, 'g');
+const decimalDigit = /\p{Nd}/u;
+
+/**
+ * The text float() and int() parse, as CPython makes it (_PyUnicode_TransformDecimalAndSpaceToASCII,
+ * then stripping ASCII whitespace): each character beyond ASCII is a space if it is whitespace, its
+ * ASCII digit if it is a decimal digit of any script ("٣" is 3), else the text is no number
+ * (undefined); ASCII characters stay, so U+001C..U+001F, which strip() removes, are refused.
+ */
+function numberText(value: string): string | undefined {
+  let text = asciiOnly.test(value) ? value : '';
+  if (text !== '') return trimAsciiSpace(text);
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    if (code < 0x80) text += char;
+    else if (pyWhitespace.test(char)) text += ' ';
+    else if (decimalDigit.test(char)) text += String(digitValue(code));
+    else return undefined;
+  }
+  return trimAsciiSpace(text);
+}
+
+const asciiOnly = /^[\x00-\x7f]+$/;
+
+/** Strips C's isspace() set (space, \t, \n, \v, \f, \r): what CPython strips around a number's text. */
+function trimAsciiSpace(text: string): string {
+  return text.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
+}
+
+/**
+ * A decimal digit's value: Unicode encodes each script's digits 0 to 9 in one ascending run of
+ * ten (and runs may follow one another), so it is the distance from the start of the digits'
+ * unbroken stretch, modulo 10.
+ */
+function digitValue(code: number): number {
+  let start = code;
+  while (decimalDigit.test(String.fromCodePoint(start - 1))) start--;
+  return (code - start) % 10;
 }
 
 /** `a == b` between JSON values: 1 == true == 1.0, never a string and a number; lists and dicts deeply. */
@@ -143,25 +190,11 @@ export function pyRound(value: number): number {
 }
 
 /**
- * `str.strip()`: Python's whitespace at both ends (str.isspace: \t..\r, U+001C..U+001F, space,
- * U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000). JavaScript's
- * trim() differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085.
+ * `str.strip()`: Python's whitespace at both ends (pyWhitespaceClass). JavaScript's trim()
+ * differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085.
  */
 export function pyStrip(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isPyWhitespace(text.charCodeAt(start))) start++;
-  while (end > start && isPyWhitespace(text.charCodeAt(end - 1))) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
-}
-
-function isPyWhitespace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
-  if (code < 0x85) return false;
-  return (
-    code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 ||
-    code === 0x202f || code === 0x205f || code === 0x3000
-  );
+  return text.replace(pyStripPattern, '');
 }
 
 /** `str.lower()`: JavaScript's toLowerCase applies the same Unicode full mappings (final sigma included). */

@@ -42,6 +42,8 @@
 //   Python indexes), else by the first item that is an object with that key.
 // - Malformed settings fall back to their defaults rather than fail (the original raised): a
 //   non-number tolerance, penalty, range or partial_score, a band that is not {within, score_pct}.
+//   A boolean is a number there (1 or 0), as Python's arithmetic reads it; a numeric string is
+//   not (the original's arithmetic raised on it, though its float(weight) read it in places).
 import type { Json } from '../domain/records.ts';
 import { parsedAgentOutput } from './agent-output.ts';
 import { consistencyPenalty, type Fields } from './consistency.ts';

@@ -73,11 +73,13 @@ test('str() writes values as Python does', () => {
 });
 
 test('float() reads what Python reads and refuses the rest', () => {
-  for (const [text, value] of [['1_000', 1000], [' +.5e1\n', 5], ['5.', 5], ['-iNf', -Infinity], ['\u00a012\u3000', 12], ['1e400', Infinity]] as const) {
+  // Digits of any script, as CPython reads them (Arabic-Indic, fullwidth, mathematical bold).
+  for (const [text, value] of [['1_000', 1000], [' +.5e1\n', 5], ['5.', 5], ['-iNf', -Infinity], ['\u00a012\u3000', 12], ['1e400', Infinity], ['١٢', 12], ['\uff11\uff12.5', 12.5], ['\u0663_\u0664', 34], ['\u{1D7D9}\u{1D7E3}', 11], ['\x851', 1]] as const) {
     assert.is(pyFloat(text), value, text);
   }
   assert.ok(Number.isNaN(pyFloat('nan')));
-  for (const text of ['0x10', '1__0', '_1', '1_', '', ' ', '1e', '.', 'infinit', '1,5', '١٢', '\ufeff1']) assert.is(pyFloat(text), undefined, text);
+  // U+001C..U+001F are whitespace to strip() but not around a number; U+FEFF is none.
+  for (const text of ['0x10', '1__0', '_1', '1_', '', ' ', '1e', '.', 'infinit', '1,5', '\ufeff1', '1\x1c', '\x1f1', '١ ٢', '½']) assert.is(pyFloat(text), undefined, text);
   assert.is(pyFloat(true), 1);
   assert.is(pyFloat(null), undefined);
   assert.is(pyFloat([]), undefined);

@@ -738,6 +738,21 @@ def spec_cases():
          {'answer': 'x'}, {},
          [call('lookup', result={'id': 7}), call('search', {'mode': 'fast', 'lang': 'fr'}), call('fetch', {'record': '7'})])
 
+    # Python's float() of text, and settings given as booleans.
+    case('float() reads digits of any script and non-ASCII whitespace around them (Arabic-Indic, fullwidth, U+0085)',
+         spec_of({'a': {'type': 'number', 'weight': 10}, 'b': {'type': 'number', 'weight': 10}, 'c': {'type': 'number', 'weight': 10}}),
+         {'a': '\u0663', 'b': '\uff11\uff12.5', 'c': '\x857'}, {'a': 3, 'b': 12.5, 'c': 7})
+    case('float() refuses U+001C..U+001F and U+FEFF around a number, which strip() treats apart',
+         spec_of({'a': {'type': 'number', 'weight': 10}, 'b': {'type': 'number', 'weight': 10}}),
+         {'a': '1\x1c', 'b': '\ufeff1'}, {'a': 1, 'b': 1})
+    case('ordering with digits of another script', spec_of(NUMBERS, consistency_rules=[ordering('a', 'b')]), {'a': '\u0669', 'b': 3}, {})
+    case('settings given as booleans are 1 and 0, as Python reads them',
+         spec_of({'e': {'type': 'enum', 'values': ['x', 'y'], 'weight': True, 'partial_credit': True, 'partial_score': True},
+                  'n': {'type': 'number', 'weight': 10, 'tolerance': True},
+                  'm': {'type': 'number', 'weight': 10, 'tolerance_bands': [{'within': True, 'score_pct': True}]}},
+                 structure_weight=True, consistency_rules=[ordering('lo', 'hi', '<=', True)]),
+         {'e': 'y', 'n': 4, 'm': 2, 'lo': 5, 'hi': 1}, {'e': 'x', 'n': 3, 'm': 1})
+
     # The text path.
     case('text path: string output and expected, the first field names the score', spec_of(ANSWER),
          'The invoice was paid twice.', 'The May invoice was paid twice by mistake.')
@@ -760,6 +775,10 @@ def spec_cases():
 
     # Output parsing.
     case('parsing: the whole text is JSON', spec_of(TICKET), json.dumps(TICKET_EXPECTED), TICKET_EXPECTED)
+    case('parsing: a fenced block after Python whitespace (U+0085) is read; after U+FEFF it is not JSON',
+         spec_of({'a': {'type': 'number', 'weight': 10}}), 'see {"a": 1} and ```json\x85{"a": 50}```', {'a': 50})
+    case('parsing: a fenced block after U+FEFF is not JSON, so the braces slice is tried and fails too',
+         spec_of({'a': {'type': 'number', 'weight': 10}}), 'see {"a": 1} and ```json\ufeff{"a": 50}```', {'a': 50})
     case('parsing: a fenced json block among prose', spec_of(TICKET),
          'Here you go:\n```JSON\n{"category": "billing", "priority": 75}\n```\nAnything else?', TICKET_EXPECTED)
     case('parsing: the slice from the first { to the last }', spec_of(TICKET),
