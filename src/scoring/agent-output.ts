@@ -8,10 +8,27 @@
 //
 // JSON.parse, like JSON, refuses NaN and Infinity, which Python's json module would read.
 import type { Json } from '../domain/records.ts';
-import { pyWhitespaceClass } from './python-values.ts';
+import { isPyWhitespace } from './python-values.ts';
 
-/** The first fenced block; the whitespace after its opening is Python's `\\s` (U+0085 is some, U+FEFF is none). */
-const fencedBlock = new RegExp(`\`\`\`(?:json)?${pyWhitespaceClass}*([\\s\\S]*?)\`\`\``, 'i');
+const fence = '```';
+
+/**
+ * The first fenced block's text, as Python's re.search(r'```(?:json)?\s*(.*?)```', text, re.S | re.I)
+ * finds it, or undefined: after the first fence, an optional "json" (any case) and Python's
+ * whitespace (U+0085 is some, U+FEFF is none), up to the next fence. Only the first fence can open
+ * a match (a later one would need a closing fence after it, which would close the first). Found
+ * with indexOf, not the regular expression, whose backtracking over a long run of whitespace with
+ * no closing fence takes quadratic time (a second for 100,000 characters).
+ */
+function fencedBlock(text: string): string | undefined {
+  const opening = text.indexOf(fence);
+  if (opening === -1) return undefined;
+  let start = opening + fence.length;
+  if (text.slice(start, start + 4).toLowerCase() === 'json') start += 4;
+  while (start < text.length && isPyWhitespace(text.charCodeAt(start))) start++;
+  const closing = text.indexOf(fence, start);
+  return closing === -1 ? undefined : text.slice(start, closing);
+}
 
 /** The JSON value the text holds, or the text itself when it holds none. */
 export function parsedAgentOutput(text: string): Json {
@@ -29,8 +46,8 @@ export function parsedAgentOutput(text: string): Json {
 
 function candidatesOf(text: string): string[] {
   const candidates = [text];
-  const fenced = fencedBlock.exec(text);
-  if (fenced) candidates.push(fenced[1]!);
+  const fenced = fencedBlock(text);
+  if (fenced !== undefined) candidates.push(fenced);
   for (const [opening, closing] of [['{', '}'], ['[', ']']] as const) {
     const start = text.indexOf(opening);
     const end = text.lastIndexOf(closing);

@@ -116,14 +116,11 @@ export function pyInt(value: unknown): number | undefined {
   return text !== undefined && /^[+-]?\d(?:_?\d)*$/.test(text) ? Number(text.replaceAll('_', '')) : undefined;
 }
 
-/**
- * Python's whitespace (`str.isspace()`, and re's `\s` in a str pattern) as a character class:
- * \t..\r, U+001C..U+001F, space, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
- * U+205F, U+3000.
- */
-export const pyWhitespaceClass = '[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const pyWhitespace = new RegExp(pyWhitespaceClass);
-const pyStripPattern = new RegExp(`^${pyWhitespaceClass}+|${pyWhitespaceClass}+$`, 'g');
+/** Python's whitespace (`str.isspace()`, and re's `\s` in a str pattern), as ascending code point ranges. */
+const pyWhitespaceRanges: readonly (readonly [number, number])[] = [
+  [0x09, 0x0d], [0x1c, 0x20], [0x85, 0x85], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029], [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000],
+];
+
 const decimalDigit = /\p{Nd}/u;
 
 /**
@@ -138,7 +135,7 @@ function numberText(value: string): string | undefined {
   for (const char of value) {
     const code = char.codePointAt(0)!;
     if (code < 0x80) text += char;
-    else if (pyWhitespace.test(char)) text += ' ';
+    else if (isPyWhitespace(code)) text += ' ';
     else if (decimalDigit.test(char)) text += String(digitValue(code));
     else return undefined;
   }
@@ -147,9 +144,14 @@ function numberText(value: string): string | undefined {
 
 const asciiOnly = /^[\x00-\x7f]+$/;
 
-/** Strips C's isspace() set (space, \t, \n, \v, \f, \r): what CPython strips around a number's text. */
+/** Strips C's isspace() set (space, \t..\r): what CPython strips around a number's text (a loop, as pyStrip's). */
 function trimAsciiSpace(text: string): string {
-  return text.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
+  const isSpace = (code: number) => code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end);
 }
 
 /**
@@ -190,11 +192,25 @@ export function pyRound(value: number): number {
 }
 
 /**
- * `str.strip()`: Python's whitespace at both ends (pyWhitespaceClass). JavaScript's trim()
- * differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085.
+ * `str.strip()`: Python's whitespace at both ends (pyWhitespaceRanges). JavaScript's trim()
+ * differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085. A loop, not a regular
+ * expression: `\s+$` tried at every space of a long run in the middle takes quadratic time.
  */
 export function pyStrip(text: string): string {
-  return text.replace(pyStripPattern, '');
+  let start = 0;
+  let end = text.length;
+  while (start < end && isPyWhitespace(text.charCodeAt(start))) start++;
+  while (end > start && isPyWhitespace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/** Whether a UTF-16 code unit is Python whitespace (pyWhitespaceRanges, all in the BMP). */
+export function isPyWhitespace(code: number): boolean {
+  for (const [low, high] of pyWhitespaceRanges) {
+    if (code < low) return false;
+    if (code <= high) return true;
+  }
+  return false;
 }
 
 /** `str.lower()`: JavaScript's toLowerCase applies the same Unicode full mappings (final sigma included). */

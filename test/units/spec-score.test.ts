@@ -59,6 +59,23 @@ test('the printed output is read from its candidates in order', () => {
   assert.equal(parsedAgentOutput(''), '');
 });
 
+test('the fenced block is the one Python\'s regular expression finds: after the first fence, "json" in any case and Python\'s whitespace, up to the next fence', () => {
+  // Each answer as reference.py's parse_output gives it.
+  const cases: [string, unknown][] = [
+    ['```JSON  {"a": 1}```', { a: 1 }],
+    ['```json```', '```json```'],
+    ['``````', '``````'],
+    ['````x```', '````x```'],
+    ['a ```\n[1,2]\n``` b ```{"z":1}```', [1, 2]],
+    ['```jsonx {"a":2}```', { a: 2 }],
+    ['```json\u0085\u2003{"b":3}```', { b: 3 }],
+  ];
+  for (const [text, parsed] of cases) assert.equal(parsedAgentOutput(text), parsed, text);
+  // A long run of whitespace with no closing fence: read once, not backtracked over (it took a second at 100,000).
+  const long = `\`\`\`json${'\u0085'.repeat(100_000)}x`;
+  assert.is(parsedAgentOutput(long), long);
+});
+
 test('str() writes values as Python does', () => {
   assert.is(pyStr(null), 'None');
   assert.is(pyStr(undefined), 'None');
