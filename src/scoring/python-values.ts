@@ -8,6 +8,8 @@
 // keys keep JavaScript's order, which puts integer-like keys ("2", "10") first where Python keeps
 // the order written. `undefined` (a missing key) is read as None.
 
+import { trimWhere } from '../trim.ts';
+
 /** `bool(x)`: null, false, 0, "", [] and {} are falsy; NaN is truthy, as in Python. */
 export function pyTruthy(value: unknown): boolean {
   if (value === null || value === undefined || value === false || value === 0 || value === '') return false;
@@ -144,14 +146,9 @@ function numberText(value: string): string | undefined {
 
 const asciiOnly = /^[\x00-\x7f]+$/;
 
-/** Strips C's isspace() set (space, \t..\r): what CPython strips around a number's text (a loop, as pyStrip's). */
+/** Strips C's isspace() set (space, \t..\r): what CPython strips around a number's text. */
 function trimAsciiSpace(text: string): string {
-  const isSpace = (code: number) => code === 0x20 || (code >= 0x09 && code <= 0x0d);
-  let start = 0;
-  let end = text.length;
-  while (start < end && isSpace(text.charCodeAt(start))) start++;
-  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
-  return text.slice(start, end);
+  return trimWhere(text, (code) => code === 0x20 || (code >= 0x09 && code <= 0x0d));
 }
 
 /**
@@ -193,15 +190,10 @@ export function pyRound(value: number): number {
 
 /**
  * `str.strip()`: Python's whitespace at both ends (pyWhitespaceRanges). JavaScript's trim()
- * differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085. A loop, not a regular
- * expression: `\s+$` tried at every space of a long run in the middle takes quadratic time.
+ * differs: it also strips U+FEFF and keeps U+001C..U+001F and U+0085.
  */
 export function pyStrip(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isPyWhitespace(text.charCodeAt(start))) start++;
-  while (end > start && isPyWhitespace(text.charCodeAt(end - 1))) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
+  return trimWhere(text, isPyWhitespace);
 }
 
 /** Whether a UTF-16 code unit is Python whitespace (pyWhitespaceRanges, all in the BMP). */

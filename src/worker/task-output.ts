@@ -3,6 +3,7 @@
 // `output` key gives the output and any of score, passed, dimension_scores and cost it carries;
 // any other standard output is the output as text (trailing newlines dropped, as the shell's
 // `$(...)` drops them). Exit code 75 (EX_TEMPFAIL) means the agent's provider refused for now.
+import { trimWhere } from '../trim.ts';
 import { fitError } from './worker-decisions.ts';
 import { errorCharsMax, type ResultFields, type TaskOutcome } from './worker-task.ts';
 import type { Json } from '../domain/records.ts';
@@ -61,7 +62,8 @@ function failed(summary: string, stderrTail: string, latency_ms: number): TaskOu
 
 /** `summary`, then as much of the end of `tail` as a result's error keeps. */
 export function errorWithTail(summary: string, tail: string): string {
-  const trimmed = tail.replace(/\s+$/, '');
+  // trimEnd, not /\s+$/ (the same whitespace), which backtracks in quadratic time over a long inner run.
+  const trimmed = tail.trimEnd();
   if (trimmed === '') return fitError(summary);
   // Room for the tail after the summary, a newline and the mark of a cut.
   const room = errorCharsMax - summary.length - 2;
@@ -81,7 +83,7 @@ export function outputFields(stdout: string, bytesDropped: number, outputCharsMa
     for (const field of carriedFields) if (field in answer) (fields as Record<string, unknown>)[field] = answer[field];
     return fields;
   }
-  const text = stdout.replace(/\n+$/, '');
+  const text = trimWhere(stdout, (code) => code === 0x0a, 'end');
   if (bytesDropped === 0 && JSON.stringify(text).length <= outputCharsMax) return { output: text };
   // Cut text (past the capture, or past the limit within it) says so, and how much there was.
   const marker = `\n[output truncated: ${Buffer.byteLength(stdout) + bytesDropped} bytes in all]`;
