@@ -209,7 +209,10 @@ test('100,000 datapoints against 100,000 are diffed quickly', () => {
   const diff = diffDatapoints(from, to);
   const ms = performance.now() - started;
   assert.equal(diff.counts, { removed: 1000, changed: 99_000, added: 1000, unchanged: 0 });
-  assert.ok(ms < 3000, `took ${ms.toFixed(0)} ms`);
+  // A bound against quadratic work (10^10 comparisons would take minutes), not a speed figure: the
+  // diff's speed is measured by the views benchmark. The whole file takes ~1 s here; a 3 s bound on
+  // this one diff failed (3.2 s) on a machine busy with other work.
+  assert.ok(ms < 20_000, `took ${ms.toFixed(0)} ms`);
 });
 
 test('diffCacheEntriesMax: the cache keeps that many entries, forgetting the least recently used', () => {
