@@ -47,6 +47,7 @@ interface Made {
 
 export class RunScoring {
   private readonly made = new Map<string, Made>();
+  private readonly toolCallsThisTurn = new Map<string, ToolCall[] | null>();
 
   constructor(private readonly options: RunScoringOptions) {}
 
@@ -97,9 +98,23 @@ export class RunScoring {
     return job?.agent ? this.options.readModel.agents.get(job.agent) : undefined;
   }
 
-  /** The tool calls of a trace's spans in the run's project, in start order; null without a trace or its spans. */
+  /**
+   * The tool calls of a trace's spans in the run's project, in start order; null without a trace
+   * or its spans. Read once a turn: a completion's items are scored in one turn, and items naming
+   * one trace of many spans read it again each (items x spans work); a later turn reads spans
+   * that came since.
+   */
   private toolCallsOf(project: string, traceId: string | null): ToolCall[] | null {
     if (traceId === null) return null;
+    const key = `${project}\n${traceId}`;
+    if (this.toolCallsThisTurn.has(key)) return this.toolCallsThisTurn.get(key)!;
+    if (this.toolCallsThisTurn.size === 0) queueMicrotask(() => this.toolCallsThisTurn.clear());
+    const calls = this.readToolCalls(project, traceId);
+    this.toolCallsThisTurn.set(key, calls);
+    return calls;
+  }
+
+  private readToolCalls(project: string, traceId: string): ToolCall[] | null {
     const spans: (SpanLike & { start: string })[] = [];
     for (const span of this.options.spans.spansOfTrace(traceId)) {
       if (span.project !== project) continue;

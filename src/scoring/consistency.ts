@@ -84,9 +84,9 @@ function contradicts(fields: Fields, rule: Rule, a: unknown, b: unknown): boolea
   const [lo, hi] = rangeOf(numberConfig);
   const share = (value - lo) / Math.max(hi - lo, 1);
   const values = loweredValues(enumConfig);
-  const index = values.indexOf(pyStrip(pyLower(pyStr(b))));
-  if (values.length < 2 || index === -1) return false;
-  const position = index / (values.length - 1);
+  const index = values.firstIndex.get(pyStrip(pyLower(pyStr(b))));
+  if (values.count < 2 || index === undefined) return false;
+  const position = index / (values.count - 1);
   return (share > highShareMin && position > highShareMin) || (share < lowShareMax && position < lowShareMax);
 }
 

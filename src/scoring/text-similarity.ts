@@ -3,6 +3,7 @@
 // keywords found in it). Both read their values as `str(x or "").strip()`, so a missing value,
 // null, false, 0, "", [] and {} are empty text. Pure.
 import { pyLength, pyLower, pyText, wordTokens } from './python-values.ts';
+import { SubstringIndex } from './substring-index.ts';
 
 /** An answer this much shorter (or, past `longRatioMin`, longer) than expected loses points. */
 const shortRatioMax = 0.3;
@@ -55,12 +56,19 @@ export function keywordCoverage(actual: unknown, expected: unknown): number {
   if (e === '') return a === '' ? 0 : 1;
   if (a === '') return 0;
   const lowered = pyLower(a);
-  let keywords = 0;
+  const keywords = [...wordTokens(pyLower(e))].filter((token) => !stopwords.has(token));
+  if (keywords.length === 0) return 1;
+  // Searched one by one while that is cheap; else an index of the text answers each in its length.
+  const holds = keywords.length * lowered.length <= scanCharsMax ? (keyword: string) => lowered.includes(keyword) : indexed(lowered);
   let found = 0;
-  for (const token of wordTokens(pyLower(e))) {
-    if (stopwords.has(token)) continue;
-    keywords++;
-    if (lowered.includes(token)) found++;
-  }
-  return keywords === 0 ? 1 : found / keywords;
+  for (const keyword of keywords) if (holds(keyword)) found++;
+  return found / keywords.length;
+}
+
+/** Keywords x text characters up to which each keyword is searched for in the text itself. */
+const scanCharsMax = 1_000_000;
+
+function indexed(text: string): (keyword: string) => boolean {
+  const index = new SubstringIndex(text);
+  return (keyword) => index.has(keyword);
 }

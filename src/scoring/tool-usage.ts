@@ -60,10 +60,22 @@ function argumentsShare(constraints: JsonObject, calls: readonly ToolCall[]): nu
       if (!Object.hasOwn(call.args, param)) continue;
       checks++;
       const value = pyStrip(pyLower(pyStr(call.args[param])));
-      if (Array.isArray(allowed) && allowed.some((item) => pyLower(pyStr(item)) === value)) valid++;
+      if (Array.isArray(allowed) && loweredSet(allowed).has(value)) valid++;
     }
   }
   return checks === 0 ? 0 : valid / checks;
+}
+
+/** An allowed list lowered (`str(v).lower()`), made once per list: it is looked in once per call, and calls can be many. */
+const loweredSets = new WeakMap<readonly unknown[], ReadonlySet<string>>();
+
+function loweredSet(allowed: readonly unknown[]): ReadonlySet<string> {
+  let lowered = loweredSets.get(allowed);
+  if (!lowered) {
+    lowered = new Set(allowed.map((item) => pyLower(pyStr(item))));
+    loweredSets.set(allowed, lowered);
+  }
+  return lowered;
 }
 
 /**
@@ -74,13 +86,18 @@ function argumentsShare(constraints: JsonObject, calls: readonly ToolCall[]): nu
  */
 function chaining(dependencies: readonly unknown[], calls: readonly ToolCall[]): number {
   const lastResults = new Map<string, unknown>();
-  for (const call of calls) lastResults.set(call.name, call.result);
+  /** Each tool's first call (a lookup per dependency: a search of the calls for each made dependencies x calls work). */
+  const firstCalls = new Map<string, ToolCall>();
+  for (const call of calls) {
+    lastResults.set(call.name, call.result);
+    if (!firstCalls.has(call.name)) firstCalls.set(call.name, call);
+  }
   let checks = 0;
   let passed = 0;
   for (const dependency of dependencies) {
     if (!isObject(dependency)) continue;
     const { from_tool: fromTool = '', from_field: fromField = '', to_tool: toTool = '', to_param: toParam = '' } = dependency;
-    const target = calls.find((call) => call.name === toTool);
+    const target = typeof toTool === 'string' ? firstCalls.get(toTool) : undefined;
     if (typeof fromTool !== 'string' || !lastResults.has(fromTool) || target === undefined) continue;
     checks++;
     const value = lookedUp(lastResults.get(fromTool), fromField);
