@@ -120,7 +120,7 @@ export function allRoutes(service: Collaborators): Route[] {
     ...datasetRoutes({ registry, readModel, tenancy, lists, validator, compute: service.compute, jsonCache, clock, limits }),
     ...jobRoutes({ registry, readModel, tenancy, lists, clock, limits }),
     ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
-    ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }),
+    ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, compute: service.compute, limits }),
     ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
     ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch, placements: service.placements, runScoring: service.runScoring, rescorer: service.rescorer }),
     ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, results, dispatch: service.dispatch, runScoring: service.runScoring }),

@@ -7,6 +7,7 @@ import type { ResultColumns } from '../views/result-columns.ts';
 import { bootstrapChunkMeans } from '../stats/bootstrap.ts';
 import { LruCache } from '../views/lru-cache.ts';
 import { diffDatapoints, type DatasetDiff } from '../views/dataset-diff.ts';
+import { codeDiff, type CodeDiffLimits, type CodeDiffSide } from '../views/iteration-compare.ts';
 import { pairedDatapoints, type PairedDatapoints } from '../views/paired-datapoints.ts';
 import { compareResults, type ComparisonInput, type ComparisonSettings, type ResultsComparison } from '../views/result-comparison.ts';
 import { summarize, type SummaryFigures, type SummaryLimits } from '../views/result-summary.ts';
@@ -22,7 +23,8 @@ export type ComputeTask =
   | { kind: 'compare'; input: ComparisonInput; settings: ComparisonSettings }
   | { kind: 'bootstrap'; values: Float64Array; chunk: number; count: number; seed: number }
   | { kind: 'paired'; from: ResultColumns; to: ResultColumns }
-  | { kind: 'diff'; from: DatapointsText; to: DatapointsText };
+  | { kind: 'diff'; from: DatapointsText; to: DatapointsText }
+  | { kind: 'codeDiff'; from: CodeDiffSide; to: CodeDiffSide; limits: CodeDiffLimits };
 
 export interface ComputeAnswers {
   summary: SummaryFigures;
@@ -30,6 +32,7 @@ export interface ComputeAnswers {
   bootstrap: Float64Array;
   paired: PairedDatapoints;
   diff: DatasetDiff;
+  codeDiff: string | null;
 }
 
 export type TaskOf<K extends ComputeTask['kind']> = Extract<ComputeTask, { kind: K }>;
@@ -53,6 +56,9 @@ export function expectedMicros(task: ComputeTask): number {
     case 'diff':
       // About one datapoint per 200 characters of JSON.
       return (10 * (task.from.text.length + task.to.text.length)) / 200;
+    case 'codeDiff':
+      // jsdiff: ~0.35 us a character of both sides (700 ms for 1 MB each), whether or not it gives up.
+      return 0.35 * ((task.from.code?.length ?? 0) + (task.to.code?.length ?? 0));
   }
 }
 
@@ -79,5 +85,7 @@ export function runTask(task: ComputeTask): ComputeAnswers[keyof ComputeAnswers]
       const datapoints = ({ id, text }: DatapointsText) => parsed.get(id, () => JSON.parse(text) as Datapoint[]);
       return diffDatapoints(datapoints(task.from), datapoints(task.to));
     }
+    case 'codeDiff':
+      return codeDiff(task.from, task.to, task.limits);
   }
 }

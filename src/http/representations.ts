@@ -20,7 +20,7 @@ import type { ResultSummary } from '../views/result-summary.ts';
 import type { JsonCache } from '../json-cache.ts';
 import { sharedValidator } from '../validation/validator.ts';
 import type { ChangeEntry, DatasetDiff } from '../views/dataset-diff.ts';
-import { codeDiff, compareDimensions, compareNumbers, type CodeDiffLimits } from '../views/iteration-compare.ts';
+import { compareDimensions, compareNumbers } from '../views/iteration-compare.ts';
 import type { ProgressPoint, ProgressSummary } from '../views/job-progress.ts';
 
 type Json = Record<string, unknown>;
@@ -105,13 +105,13 @@ export const iterationJson = representation<JobIteration>('iterations.iteration-
 /** An iteration as a comparison names it (no code, no dimensions: those are compared). */
 const comparedIterationJson = representation<JobIteration>('iterations.compared-iteration-response');
 
-/** Two iterations side by side: scores and numeric dimensions with their deltas, and a diff of agent_code. */
-export const iterationComparisonJson = (from: JobIteration, to: JobIteration, limits: CodeDiffLimits) => ({
+/** Two iterations side by side: scores and numeric dimensions with their deltas, and the diff of agent_code (codeDiff's, computed apart). */
+export const iterationComparisonJson = (from: JobIteration, to: JobIteration, code_diff: string | null) => ({
   from: comparedIterationJson(from),
   to: comparedIterationJson(to),
   avg_score: compareNumbers(from.avg_score, to.avg_score),
   dimensions: compareDimensions(from.dimension_scores, to.dimension_scores),
-  code_diff: codeDiff({ name: from.iteration_name, code: from.agent_code }, { name: to.iteration_name, code: to.agent_code }, limits),
+  code_diff,
 });
 
 /** A point of a job's progress: the iteration without its code, and the best score reached by then. */

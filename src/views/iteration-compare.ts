@@ -47,15 +47,17 @@ function numericMembers(scores: Json): Map<string, number> {
   return members;
 }
 
+/** One side of a code diff: the iteration's name (the file's) and its agent_code. */
+export interface CodeDiffSide {
+  name: string;
+  code: string | null;
+}
+
 /**
  * A unified diff of `from.code` into `to.code` (a null code is empty): "" when they are equal,
  * null when either is too long or they differ in too many lines to diff in reasonable time.
  */
-export function codeDiff(
-  from: { name: string; code: string | null },
-  to: { name: string; code: string | null },
-  limits: CodeDiffLimits,
-): string | null {
+export function codeDiff(from: CodeDiffSide, to: CodeDiffSide, limits: CodeDiffLimits): string | null {
   const [before, after] = [from.code ?? '', to.code ?? ''];
   if (before.length > limits.codeDiffCharsMax || after.length > limits.codeDiffCharsMax) return null;
   if (before === after) return '';

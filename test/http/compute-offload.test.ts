@@ -1,5 +1,5 @@
 // Heavy answers run on worker threads (src/compute/): a summary, a comparison, its paired
-// datapoints and a dataset diff answer the same whether they are computed in place or on a
+// datapoints, its code diff and a dataset diff answer the same whether they are computed in place or on a
 // worker; the queue of heavy work waiting for a worker is bounded (503 past it); a worker is
 // made ready once the results held call for one; and a service stops its workers when it closes.
 import { test } from 'uvu';
@@ -22,6 +22,8 @@ async function comparisonOf(member: Member, project: string) {
   }));
   await writeResults(member.client, iteration, { dataset: dataset.id, results: rows(0) });
   await writeResults(member.client, other, { dataset: dataset.id, results: rows(7) });
+  const code = (changed: number) => Array.from({ length: 200 }, (_, line) => (line % 50 === changed ? `changed ${line}` : `line ${line}`)).join('\n');
+  for (const [index, one] of [iteration, other].entries()) assert.is((await member.client.patch(`/api/job-iterations/${one.id}/`, { agent_code: code(index * 7), iteration_name: ['first', 'second'][index] })).status, 200);
   const next = await member.client.post('/api/datasets/', { agent: agent.id, datapoints: dataset.datapoints.slice(5).map(({ id: _id, ...point }: any) => point) });
   return { from: iteration, to: other, job, versions: [dataset.id, next.body.id] };
 }
@@ -32,7 +34,7 @@ async function heavyAnswers(member: Member, made: Awaited<ReturnType<typeof comp
   return {
     summary: (await member.client.get(`${resultsPath(made.from)}summary/`)).body,
     jobSummary: (await member.client.get(`/api/jobs/${made.job.id}/results-summary/`)).body.iterations,
-    comparison: (await member.client.get(compare, { confidence: 0.9 })).body.results,
+    ...(({ results, code_diff }) => ({ comparison: results, codeDiff: code_diff }))((await member.client.get(compare, { confidence: 0.9 })).body),
     paired: (await member.client.get(`${compare}datapoints/`, { ordering: '-delta', page_size: 100 })).body.results,
     diff: (await member.client.get(`/api/datasets/${made.versions[0]}/diff/${made.versions[1]}/`)).body,
   };
@@ -49,7 +51,7 @@ test('heavy answers are the same computed in place or on a worker thread', async
       const { member, project } = await memberWithProject(client);
       const made = await comparisonOf(member, project.id);
       const answers = await heavyAnswers(member, made);
-      assert.ok(service.deps.compute.offloaded >= 5, `offloaded ${service.deps.compute.offloaded} tasks`);
+      assert.ok(service.deps.compute.offloaded >= 6, `offloaded ${service.deps.compute.offloaded} tasks`);
       return { answers, made };
     },
     { limits: { computeInlineMicrosMax: 1 } },
@@ -59,6 +61,7 @@ test('heavy answers are the same computed in place or on a worker thread', async
   assert.equal(withoutIds(onWorkers.answers), withoutIds(inPlace.answers));
   assert.is(inPlace.answers.comparison.comparable, true);
   assert.is(inPlace.answers.comparison.n_paired, 40);
+  assert.match(inPlace.answers.codeDiff, /^-line 7\n\+changed 7$/m, 'the code diff, the same from a worker thread');
   assert.ok(inPlace.answers.comparison.ci95_bootstrap === undefined && inPlace.answers.comparison.score.ci95_bootstrap !== null);
 });
 

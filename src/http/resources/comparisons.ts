@@ -3,6 +3,7 @@
 // compared with paired statistics (src/views/result-comparison.ts); and every paired datapoint,
 // as a list. Heavy comparisons are computed off the event loop and kept while both sides'
 // results are unchanged (src/results/result-answers.ts).
+import type { ComputePool } from '../../compute/compute-pool.ts';
 import type { Limits } from '../../config.ts';
 import type { JobIteration } from '../../domain/records.ts';
 import type { ReadModel } from '../../read-model.ts';
@@ -20,11 +21,13 @@ export interface ComparisonCollaborators {
   tenancy: Tenancy;
   lists: Lists;
   resultAnswers: ResultAnswers;
+  /** Where a long code diff is computed (src/compute/). */
+  compute: ComputePool;
   /** How much of a code diff is shown. */
   limits: Limits;
 }
 
-export function comparisonRoutes({ readModel, tenancy, lists, resultAnswers, limits }: ComparisonCollaborators): Route[] {
+export function comparisonRoutes({ readModel, tenancy, lists, resultAnswers, compute, limits }: ComparisonCollaborators): Route[] {
   const visibleIteration = (ctx: ApiContext, id: string): JobIteration =>
     tenancy.seen(ctx.state.principal, readModel.iterations.get(id), (iteration) => iteration.project);
 
@@ -49,8 +52,13 @@ export function comparisonRoutes({ readModel, tenancy, lists, resultAnswers, lim
       async handle(ctx) {
         const from = visibleIteration(ctx, ctx.params.id!);
         const to = visibleIteration(ctx, ctx.params.other_id!);
-        const results = await resultAnswers.comparison(from.id, to.id, ctx.state.query.confidence as number);
-        reply(ctx, 200, { ...iterationComparisonJson(from, to, limits), results: comparisonJson(results, stoppedEarlyOf(readModel, from, to)) });
+        // The code diff on a worker thread when it is long (jsdiff takes ~0.7 s for 1 MB a side).
+        const side = (iteration: JobIteration) => ({ name: iteration.iteration_name, code: iteration.agent_code });
+        const [results, codeDiff] = await Promise.all([
+          resultAnswers.comparison(from.id, to.id, ctx.state.query.confidence as number),
+          compute.run({ kind: 'codeDiff', from: side(from), to: side(to), limits }),
+        ]);
+        reply(ctx, 200, { ...iterationComparisonJson(from, to, codeDiff), results: comparisonJson(results, stoppedEarlyOf(readModel, from, to)) });
       },
     },
     {
