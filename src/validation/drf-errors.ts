@@ -159,8 +159,9 @@ export function unreadableQueryValue(schema: AnySchemaObject): string {
  */
 export function toFieldErrors(errors: readonly ErrorObject[], data: unknown, message: (error: ErrorObject) => string): FieldErrors {
   const root: FieldErrors = {};
+  const explained = explainedPaths(errors);
   for (const error of errors) {
-    if (isAlternativeNotMeant(error, errors)) continue;
+    if (isAboutAlternative(error) && explained.has(error.instancePath)) continue;
     const path = error.instancePath.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'required') path.push((error.params as { missingProperty: string }).missingProperty);
     if (error.keyword === 'discriminator') path.push((error.params as DiscriminatorParams).tag);
@@ -182,14 +183,27 @@ interface DiscriminatorParams {
 
 /**
  * An error that only says the value was not some other alternative of an `anyOf` (a field that
- * is a record or null), when the alternative the value was meant as says what is wrong: the
- * anyOf's own error, and the null alternative's type error for a value that is not null.
+ * is a record or null): the anyOf's own error, and the null alternative's type error. It is left
+ * out when the alternative the value was meant as says what is wrong, at its path or below.
  */
-function isAlternativeNotMeant(error: ErrorObject, errors: readonly ErrorObject[]): boolean {
-  const aboutAlternative = error.keyword === 'anyOf' || (error.keyword === 'type' && (error.params as { type: string }).type === 'null');
-  if (!aboutAlternative) return false;
-  return errors.some((other) => other !== error && other.keyword !== 'anyOf' && !(other.keyword === 'type' && (other.params as { type: string }).type === 'null') &&
-    (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`)));
+function isAboutAlternative(error: ErrorObject): boolean {
+  return error.keyword === 'anyOf' || (error.keyword === 'type' && (error.params as { type: string }).type === 'null');
+}
+
+/** The paths at or above which some error other than isAboutAlternative's says what is wrong (a set: errors by the thousand in a batch). */
+function explainedPaths(errors: readonly ErrorObject[]): Set<string> {
+  const paths = new Set<string>();
+  if (!errors.some(isAboutAlternative)) return paths;
+  for (const error of errors) {
+    if (isAboutAlternative(error)) continue;
+    let path = error.instancePath;
+    while (!paths.has(path)) {
+      paths.add(path);
+      if (path === '') break;
+      path = path.slice(0, path.lastIndexOf('/'));
+    }
+  }
+  return paths;
 }
 
 type Node = FieldErrors | FieldErrors[];
