@@ -24,7 +24,8 @@ function fencedBlock(text: string): string | undefined {
   const opening = text.indexOf(fence);
   if (opening === -1) return undefined;
   let start = opening + fence.length;
-  if (text.slice(start, start + 4).toLowerCase() === 'json') start += 4;
+  // re.I matches "ſ" (U+017F, long s) with "s", as Unicode's case folding does; toLowerCase() does not.
+  if (text.slice(start, start + 4).toLowerCase().replaceAll('ſ', 's') === 'json') start += 4;
   while (start < text.length && isPyWhitespace(text.charCodeAt(start))) start++;
   const closing = text.indexOf(fence, start);
   return closing === -1 ? undefined : text.slice(start, closing);

@@ -8,6 +8,7 @@
 // keys keep JavaScript's order, which puts integer-like keys ("2", "10") first where Python keeps
 // the order written. `undefined` (a missing key) is read as None.
 
+import { pythonFloatRepr } from '../python-float.ts';
 import { trimWhere } from '../trim.ts';
 
 /** `bool(x)`: null, false, 0, "", [] and {} are falsy; NaN is truthy, as in Python. */
@@ -46,24 +47,10 @@ function pyRepr(value: unknown): string {
   return typeof value === 'string' ? quoted(value) : pyStr(value);
 }
 
-/** Integers as digits; floats as Python's repr: shortest round-trip digits, fixed notation for exponents -4..15. */
+/** Integers as digits; floats as Python's repr. */
 function pyNumber(value: number): string {
   if (Number.isInteger(value)) return Math.abs(value) < 1e21 ? String(value) : BigInt(value).toString();
-  if (Number.isNaN(value)) return 'nan';
-  if (!Number.isFinite(value)) return value > 0 ? 'inf' : '-inf';
-  const [mantissa, exponentText] = value.toExponential().split('e') as [string, string];
-  const negative = mantissa.startsWith('-');
-  const digits = mantissa.replace('-', '').replace('.', '');
-  const exponent = Number(exponentText);
-  const sign = negative ? '-' : '';
-  if (exponent < -4 || exponent >= 16) {
-    const fraction = digits.length > 1 ? `.${digits.slice(1)}` : '';
-    const power = String(Math.abs(exponent)).padStart(2, '0');
-    return `${sign}${digits[0]}${fraction}e${exponent < 0 ? '-' : '+'}${power}`;
-  }
-  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
-  // A float that is not integral has digits past the point.
-  return `${sign}${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`;
+  return pythonFloatRepr(value);
 }
 
 /** Python's repr of a string: single quotes unless it holds a single quote and no double quote. */

@@ -6,6 +6,7 @@
 //   "slug"        a SlugField (letters, numbers, underscores or hyphens)
 import type { AnySchemaObject, ErrorObject } from 'ajv';
 import type { FieldErrors } from '../domain/rejection.ts';
+import { pythonFloatRepr } from '../python-float.ts';
 
 type SchemaNode = {
   type?: string | string[];
@@ -38,11 +39,14 @@ export function pythonType(value: unknown): string {
   }
 }
 
-/** A schema's bound as DRF prints it: the int64 limits are written out (JSON's 9223372036854775807 reads as 2^63), any other as Python prints a float (1e+100). */
+/**
+ * A schema's bound as DRF prints it: the int64 limits written out (JSON's 9223372036854775807 reads
+ * as 2^63), a whole number below 1e16 as an int, any other as Python prints a float (1e-09, 1e+100).
+ */
 function bound(value: number): string {
   if (value === int64Max) return '9223372036854775807';
   if (value === -int64Max) return '-9223372036854775808';
-  return String(value);
+  return Number.isInteger(value) && Math.abs(value) < 1e16 ? String(value) : pythonFloatRepr(value);
 }
 
 function expectedType(schema: SchemaNode): string {
@@ -101,7 +105,10 @@ export function bodyMessage(error: ErrorObject): string {
     case 'discriminator': {
       // The property that tells a oneOf's records apart (a scorer's `type`): missing, or none of its choices.
       const { tagValue } = error.params as DiscriminatorParams;
-      return tagValue === undefined ? 'This field is required.' : `"${typeof tagValue === 'string' ? tagValue : JSON.stringify(tagValue)}" is not a valid choice.`;
+      if (tagValue === undefined) return 'This field is required.';
+      if (tagValue === null) return 'This field may not be null.';
+      const text = typeof tagValue === 'string' ? tagValue : typeof tagValue === 'boolean' ? (tagValue ? 'True' : 'False') : JSON.stringify(tagValue);
+      return `"${text}" is not a valid choice.`;
     }
     default:
       return error.message ?? 'Invalid value.';

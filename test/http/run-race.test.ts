@@ -196,7 +196,7 @@ test('a race is refused whole when: its order is the dataset\'s, it declares no 
       [{ race: { incumbent: incumbent.id } }, { race: { score_range: ['Declare the bounds scores can take, [low, high]: the workers report the scores of this run.'] } }],
       [{ race: { incumbent: incumbent.id, score_range: [1, 1] } }, { race: { score_range: ['The low bound must be below the high bound.'] } }],
       [{ race: { incumbent: incumbent.id, score_range: [-1e308, 1e308] } }, { race: { score_range: ['The bounds are too far apart: their difference must be a finite number.'] } }],
-      [{ race: { incumbent: incumbent.id, score_range: [0, 1], alpha: 1e-10 } }, { race: { alpha: ['Ensure this value is greater than or equal to 1e-9.'] } }],
+      [{ race: { incumbent: incumbent.id, score_range: [0, 1], alpha: 1e-10 } }, { race: { alpha: ['Ensure this value is greater than or equal to 1e-09.'] } }],
       [{ race: { incumbent: incumbent.id, score_range: [0, 1], min_pairs: 2 ** 53 } }, { race: { min_pairs: ['Ensure this value is less than or equal to 1000000.'] } }],
       [{ race: { incumbent: incumbent.id, score_range: [0, 1] } }, { race: { incumbent: ['It has no results on this dataset version: name it among the iterations to run it in the race.'] } }, [candidate]],
       [{ race: { incumbent: incumbent.id, score_range: [0, 1] } }, { race: { incumbent: ['A race needs at least one candidate: an iteration of the run other than its incumbent.'] } }, [incumbent]],

@@ -135,6 +135,8 @@ test('a scoring\'s errors are named at their field, as DRF nests them: a scorer 
     ] } }]);
     assert.equal((await post({ method: 'judge' })).body, { scoring: { method: ['"judge" is not a valid choice.'] } });
     assert.equal((await post({})).body, { scoring: { method: ['This field is required.'] } });
+    assert.equal((await post({ method: null })).body, { scoring: { method: ['This field may not be null.'] } });
+    assert.equal((await post({ method: true })).body, { scoring: { method: ['"True" is not a valid choice.'] } });
     assert.equal((await post({ method: 'spec', threshold: 50 })).body, { scoring: { threshold: ['Unknown field.'] } });
     assert.equal((await post('spec')).body, { scoring: { non_field_errors: ['Invalid data. Expected a dictionary, but got str.'] } });
     assert.is((await member.client.get(`/api/jobs/${setup.job.id}/runs/`)).body.count, 0, 'nothing written');

@@ -69,6 +69,8 @@ test('the fenced block is the one Python\'s regular expression finds: after the 
     ['a ```\n[1,2]\n``` b ```{"z":1}```', [1, 2]],
     ['```jsonx {"a":2}```', { a: 2 }],
     ['```json\u0085\u2003{"b":3}```', { b: 3 }],
+    // re.I: the long s (U+017F) matches "s".
+    ['```j\u017fon"x"```', 'x'],
   ];
   for (const [text, parsed] of cases) assert.equal(parsedAgentOutput(text), parsed, text);
   // A long run of whitespace with no closing fence: read once, not backtracked over (it took a second at 100,000).
