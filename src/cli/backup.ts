@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
-import { claimStore } from '../store/store-claim.ts';
+import { claimStoreOrExit } from './store-claim-or-exit.ts';
 import { requestBackup } from './backup-requests.ts';
 
 const target = process.argv[2];
@@ -24,10 +24,7 @@ if (existsSync(target)) {
 }
 // One process at a time opens the store (src/store/store-claim.ts): a store the service
 // serves is copied by the service; else this command claims it while it copies.
-const claim = await claimStore(dataDir, 'backup').catch((error: Error) => {
-  console.error(`The store under ${dataDir} could not be claimed: ${error.message}`);
-  process.exit(1);
-});
+const claim = await claimStoreOrExit(dataDir, 'backup', console.error);
 if ('heldBy' in claim) {
   const { pid, role } = claim.heldBy;
   if (role !== 'service') {

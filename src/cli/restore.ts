@@ -8,7 +8,7 @@ import { defaultLimits, loadConfig } from '../config.ts';
 import { ReadModel } from '../read-model.ts';
 import { Journal } from '../store/journal.ts';
 import { LmdbKv } from '../store/lmdb-kv.ts';
-import { claimStore } from '../store/store-claim.ts';
+import { claimStoreOrExit } from './store-claim-or-exit.ts';
 import { storeUpgrades } from '../store-upgrades.ts';
 
 const source = process.argv[2];
@@ -76,10 +76,7 @@ function looksLikeLmdb(file: string): boolean {
 /** The store claimed for this command, told without opening it: opening a store the service serves can lose its writes (src/store/store-claim.ts). */
 async function claimOrRefuse(dir: string): Promise<() => void> {
   mkdirSync(dir, { recursive: true });
-  const claim = await claimStore(dir, 'restore').catch((error: Error) => {
-    console.error(`The store under ${dir} could not be claimed: ${error.message}`);
-    process.exit(1);
-  });
+  const claim = await claimStoreOrExit(dir, 'restore', console.error);
   if ('heldBy' in claim) {
     console.error(`The store under ${dir} is open in process ${claim.heldBy.pid}: stop the service before restoring.`);
     process.exit(1);

@@ -9,7 +9,7 @@ import { createLogger } from '../log.ts';
 import { createService } from '../service.ts';
 import { StoreCorruptError } from '../store/journal.ts';
 import type { LmdbKv } from '../store/lmdb-kv.ts';
-import { claimStore } from '../store/store-claim.ts';
+import { claimStoreOrExit } from './store-claim-or-exit.ts';
 import { backupTaker, type BackupTaker } from './backup-requests.ts';
 
 export interface ServeOptions {
@@ -45,10 +45,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let released = () => {};
   if (config.storage === 'lmdb') {
     mkdirSync(dataDir, { recursive: true });
-    const claim = await claimStore(dataDir, 'service').catch((error: Error) => {
-      logger.fatal(`the store under ${dataDir} could not be claimed: ${error.message}`);
-      process.exit(1);
-    });
+    const claim = await claimStoreOrExit(dataDir, 'service', (message) => logger.fatal(message));
     if ('heldBy' in claim) {
       const { pid, role } = claim.heldBy;
       logger.fatal({ pid, role, dataDir }, `the store under ${dataDir} is open in process ${pid} (${role === 'service' ? 'a service' : `a ${role}`}): stop it first`);

@@ -119,8 +119,8 @@ const decimalDigit = /\p{Nd}/u;
  * (undefined); ASCII characters stay, so U+001C..U+001F, which strip() removes, are refused.
  */
 function numberText(value: string): string | undefined {
-  let text = asciiOnly.test(value) ? value : '';
-  if (text !== '') return trimAsciiSpace(text);
+  if (asciiOnly.test(value)) return trimAsciiSpace(value);
+  let text = '';
   for (const char of value) {
     const code = char.codePointAt(0)!;
     if (code < 0x80) text += char;

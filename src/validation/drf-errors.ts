@@ -40,8 +40,9 @@ export function pythonType(value: unknown): string {
 }
 
 /**
- * A schema's bound as DRF prints it: the int64 limits written out (JSON's 9223372036854775807 reads
- * as 2^63), a whole number below 1e16 as an int, any other as Python prints a float (1e-09, 1e+100).
+ * A schema's bound as DRF (and Django's validators, for a query) prints it: the int64 limits
+ * written out (JSON's 9223372036854775807 reads as 2^63), a whole number below 1e16 as an int, any
+ * other as Python prints a float (1e-09, 1e+100).
  */
 function bound(value: number): string {
   if (value === int64Max) return '9223372036854775807';
@@ -140,8 +141,8 @@ export function queryMessage(error: ErrorObject): string {
   }
   if (error.keyword === 'enum') return `Select a valid choice. ${String(error.data)} is not one of the available choices.`;
   // Django's MinValueValidator and MaxValueValidator.
-  if (error.keyword === 'minimum') return `Ensure this value is greater than or equal to ${schema.minimum}.`;
-  if (error.keyword === 'maximum') return `Ensure this value is less than or equal to ${schema.maximum}.`;
+  if (error.keyword === 'minimum') return `Ensure this value is greater than or equal to ${bound(schema.minimum!)}.`;
+  if (error.keyword === 'maximum') return `Ensure this value is less than or equal to ${bound(schema.maximum!)}.`;
   return unreadableQueryValue(schema);
 }
 

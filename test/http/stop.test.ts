@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAgent } from '../helpers/agent-fixtures.ts';
 import { memberWithProject, registerUser } from '../helpers/fixtures.ts';
-import { start } from '../helpers/service.ts';
+import { start, type Running } from '../helpers/service.ts';
 
 const connections = 4;
 
@@ -78,8 +78,23 @@ function rawPost(access: string, slug: string): string {
   return `POST /api/projects/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${access}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
+/** Each answer's status and Connection header, in the order received. */
+function answersOf(received: string): string[][] {
+  return [...received.matchAll(/HTTP\/1\.1 (\d{3}) [^]*?connection: ([a-z-]+)/gi)].map((match) => [match[1]!, match[2]!.toLowerCase()]);
+}
+
+/** The slugs of the projects a stopped service's store holds, read by a service started again on it (then stopped). */
+async function projectSlugsAfterRestart(stopped: Running, access: string): Promise<string[]> {
+  const running = await start({ lmdb: true, dataDir: stopped.dataDir! });
+  try {
+    return (await running.client.as({ token: access }).get('/api/projects/')).body.results.map((project: any) => project.slug);
+  } finally {
+    await running.stop();
+  }
+}
+
 test('a keep-alive connection idle when the stop begins is not cut: the request its client sends next is carried out and answered, closing it', async () => {
-  let running = await start({ lmdb: true });
+  const running = await start({ lmdb: true });
   const { access } = await registerUser(running.client);
   const { socket, received, closed } = await rawConnection(running.url);
   socket.write(rawPost(access, 'before'));
@@ -89,20 +104,12 @@ test('a keep-alive connection idle when the stop begins is not cut: the request 
   socket.write(rawPost(access, 'after'));
   await closed;
   await stopping;
-  const answers = [...received().matchAll(/HTTP\/1\.1 (\d{3}) [^]*?connection: ([a-z-]+)/gi)].map((match) => [match[1], match[2]!.toLowerCase()]);
-  assert.equal(answers, [['201', 'keep-alive'], ['201', 'close']]);
-  const dataDir = running.dataDir!;
-  running = await start({ lmdb: true, dataDir });
-  try {
-    const created = (await running.client.as({ token: access }).get('/api/projects/')).body.results.map((project: any) => project.slug).sort();
-    assert.equal(created, ['after', 'before']);
-  } finally {
-    await running.stop();
-  }
+  assert.equal(answersOf(received()), [['201', 'keep-alive'], ['201', 'close']]);
+  assert.equal((await projectSlugsAfterRestart(running, access)).sort(), ['after', 'before']);
 });
 
 test('pipelined writes on a connection whose first request is in flight as the stop begins: the first is carried out and answered, closing the connection; those behind it are not carried out', async () => {
-  let running = await start({ lmdb: true });
+  const running = await start({ lmdb: true });
   const { access } = await registerUser(running.client);
   const { socket, received, closed } = await rawConnection(running.url);
   // The first request half sent when the stop begins; the rest of it and two more behind it in one write.
@@ -115,20 +122,14 @@ test('pipelined writes on a connection whose first request is in flight as the s
   await closed;
   await stopping;
   const answered = [...received().matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => match[1]);
-  const dataDir = running.dataDir!;
-  running = await start({ lmdb: true, dataDir });
-  try {
-    const created = (await running.client.as({ token: access }).get('/api/projects/')).body.results.map((project: any) => project.slug);
-    assert.is(answered.length, created.length, `${created.length} projects were created, ${answered.length} answers received`);
-    assert.equal([answered, created], [['201'], ['pipe-1']], 'the first in flight (its headers read before the stop) answered, closing the connection; those behind it not carried out');
-    assert.match(received(), /connection: close/i);
-  } finally {
-    await running.stop();
-  }
+  const created = await projectSlugsAfterRestart(running, access);
+  assert.is(answered.length, created.length, `${created.length} projects were created, ${answered.length} answers received`);
+  assert.equal([answered, created], [['201'], ['pipe-1']], 'the first in flight (its headers read before the stop) answered, closing the connection; those behind it not carried out');
+  assert.match(received(), /connection: close/i);
 });
 
 test('a request in flight for longer than the idle sweep waits at the stop: its answer closes the connection, so its client sends nothing more on it to be cut', async () => {
-  let running = await start({ lmdb: true });
+  const running = await start({ lmdb: true });
   const { access } = await registerUser(running.client);
   const { socket, received, closed } = await rawConnection(running.url);
   // Its headers read before the stop, its body's last bytes half a second after it.
@@ -140,14 +141,8 @@ test('a request in flight for longer than the idle sweep waits at the stop: its 
   socket.write(first.slice(-5));
   await closed;
   await stopping;
-  const answers = [...received().matchAll(/HTTP\/1\.1 (\d{3}) [^]*?connection: ([a-z-]+)/gi)].map((match) => [match[1], match[2]!.toLowerCase()]);
-  assert.equal(answers, [['201', 'close']]);
-  running = await start({ lmdb: true, dataDir: running.dataDir! });
-  try {
-    assert.equal((await running.client.as({ token: access }).get('/api/projects/')).body.results.map((project: any) => project.slug), ['slow']);
-  } finally {
-    await running.stop();
-  }
+  assert.equal(answersOf(received()), [['201', 'close']]);
+  assert.equal(await projectSlugsAfterRestart(running, access), ['slow']);
 });
 
 test('an answer of many megabytes to a client that reads it slowly is not cut by the sweep of idle connections: it arrives whole, then the stop ends', async () => {
