@@ -7,7 +7,7 @@ import type { ChangeFeed, Published } from '../../events/change-feed.ts';
 import type { ReadModel } from '../../read-model.ts';
 import type { ResultIntake } from '../../results/result-intake.ts';
 import type { Tenancy } from '../../tenancy.ts';
-import { jsonText, type JsonValue } from '../../traces/json-text.ts';
+import { jsonBytes, type JsonValue } from '../../traces/json-text.ts';
 import { SpanLinker } from '../../traces/linking.ts';
 import type { ExportRequest } from '../../traces/otlp-wire.ts';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type OtlpEncoding } from '../../traces/otlp.ts';
@@ -245,5 +245,5 @@ function draft(request: ExportRequest, depthMax: number): Drafted {
 
 /** Span answers hold 64-bit nanosecond times, written exactly (see json-text.ts). */
 function sendJson(ctx: ApiContext, body: JsonValue): void {
-  replyJsonText(ctx, 200, jsonText(body));
+  replyJsonText(ctx, 200, jsonBytes(body));
 }
