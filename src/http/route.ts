@@ -1,6 +1,7 @@
 // Routes are data: method, path, who may call, which schemas check the body and the query, and
 // the handler. One mount function gives every route the same pipeline (path ids -> auth -> body
 // -> validation -> handler), and the OpenAPI document is generated from the same table.
+import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import type { Authenticator, Principal } from '../auth/authenticate.ts';
@@ -123,6 +124,13 @@ export function replyJsonText(ctx: ApiContext, status: number, text: string | Bu
   ctx.status = status;
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = text;
+}
+
+/** Sends JSON made as it is sent (a long answer made a slice at a time): chunked, without a Content-Length. */
+export function replyJsonStream(ctx: ApiContext, status: number, chunks: Readable): void {
+  ctx.status = status;
+  ctx.type = 'application/json; charset=utf-8';
+  ctx.body = chunks;
 }
 
 /**

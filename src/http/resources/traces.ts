@@ -1,5 +1,6 @@
 // OTLP/HTTP trace ingestion (POST /v1/traces and /api/v1/traces) and the span queries: the
 // distinct service names, the trace list (one row per trace, or every span) and one trace.
+import { Readable } from 'node:stream';
 import type { Registry } from '../../actors/registry.ts';
 import type { Clock } from '../../clock.ts';
 import type { Limits } from '../../config.ts';
@@ -14,6 +15,7 @@ import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type OtlpEn
 import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
+import { spansPerSlice, traceAnswerBytes, traceAnswerChunks } from '../../traces/trace-answer.ts';
 import type { Ingested } from '../../traces/span-store.ts';
 import type { SpanEvaluation } from '../../traces/span-evaluation.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted, type SpanDraft, type SpanLinks } from '../../traces/spans.ts';
@@ -22,7 +24,7 @@ import type { Validator } from '../../validation/validator.ts';
 import { fail } from '../errors.ts';
 import type { Lists } from '../pages.ts';
 import { otlpEncoding, readOtlpBody } from '../otlp-body.ts';
-import { replyJsonText, type ApiContext, type Route } from '../route.ts';
+import { replyJsonStream, replyJsonText, type ApiContext, type Route } from '../route.ts';
 
 /** What these routes use. */
 export interface TraceCollaborators {
@@ -163,7 +165,9 @@ export function traceRoutes(collaborators: TraceCollaborators): Route[] {
         const view = traceView(traces.store, traceId, spanQuery(ctx), limits.traceDetailSpansMax);
         if (!view) throw fail.notFound();
         const root = spanJson(view.root, traces.store.traceTokens(view.root.project, traceId));
-        sendJson(ctx, { trace_id: traceId, root, span_count: view.spanCount, spans: view.spans.map((span) => spanJson(span)) });
+        const answer = { head: { trace_id: traceId, root, span_count: view.spanCount }, spans: view.spans };
+        if (view.spans.length <= spansPerSlice) replyJsonText(ctx, 200, traceAnswerBytes(answer));
+        else replyJsonStream(ctx, 200, Readable.from(traceAnswerChunks(answer)));
       },
     },
   ];
