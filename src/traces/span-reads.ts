@@ -91,13 +91,13 @@ export interface TraceView {
   spans: SpanRecord[];
 }
 
-/** One trace's visible spans that match the query; null when there are none. */
-export function traceView(store: SpanStore, traceId: string, query: SpanQuery, spansMax: number): TraceView | null {
+/** Of one trace's spans (as read: src/traces/trace-answer.ts), those visible that match the query; null when there are none. */
+export function traceView(traceSpans: readonly SpanRecord[], query: SpanQuery, spansMax: number): TraceView | null {
   const bounds = query.bounds;
   if (!bounds) return null;
   const projects = new Set(query.projects);
   const predicate = spanPredicate(query.filters, query);
-  const spans = spansOfTrace(store, traceId, (span) => projects.has(span.project) && withinBounds(span, bounds) && (!predicate || predicate(span)));
+  const spans = traceSpans.filter((span) => projects.has(span.project) && withinBounds(span, bounds) && (!predicate || predicate(span)));
   if (spans.length === 0) return null;
   const root = spans.reduce((best, span) => (headsBefore(span, best) ? span : best));
   const page = readPage<SpanRecord>({

@@ -188,13 +188,19 @@ export class SpanStore {
 
   /** Every stored span of one trace, in every project. */
   *spansOfTrace(traceId: string): Generator<SpanRecord> {
-    for (const place of this.places.of(traceId)) {
-      const entry = this.entryAt(traceId, place);
-      for (const [spanId, start] of entry?.spans ?? []) {
-        const span = this.spanAt([place.project, start, traceId, spanId]);
-        if (span) yield span;
-      }
+    for (const key of this.spanKeysOfTrace(traceId)) {
+      const span = this.spanAt(key);
+      if (span) yield span;
     }
+  }
+
+  /** The keys of every span of a trace, in every project that holds some ([project, start, trace_id, span_id]). */
+  spanKeysOfTrace(traceId: string): Key[] {
+    const keys: Key[] = [];
+    for (const place of this.places.of(traceId)) {
+      for (const [spanId, start] of this.entryAt(traceId, place)?.spans ?? []) keys.push([place.project, start, traceId, spanId]);
+    }
+    return keys;
   }
 
   /** Spans per service name, for every span of the project or those linked to one record. */
@@ -246,7 +252,8 @@ export class SpanStore {
     }
   }
 
-  private spanAt(key: Key): SpanRecord | undefined {
+  /** The span at a key of spanKeysOfTrace; undefined once retention has removed it. */
+  spanAt(key: Key): SpanRecord | undefined {
     const stored = this.spans.get<StoredSpan>(key);
     return stored && fromStored(key, stored);
   }

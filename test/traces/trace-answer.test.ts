@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
 import { withService } from '../helpers/service.ts';
 import { pack, type SpanRecord } from '../../src/traces/span-record.ts';
-import { spansPerSlice, traceAnswerBytes, traceAnswerChunks } from '../../src/traces/trace-answer.ts';
+import type { SpanStore } from '../../src/traces/span-store.ts';
+import { spansPerSlice, traceAnswerBytes, traceAnswerChunks, traceSpansInTurns } from '../../src/traces/trace-answer.ts';
 import { baseNs, ms, otlpJson, postJson, spanId, traceId } from './helpers.ts';
 
 function record(n: number): SpanRecord {
@@ -40,6 +41,29 @@ test('the answer in slices is the answer made at once, and each slice waits for 
     assert.is(parsed.spans.length, count);
     assert.ok(whole.includes('"big":9223372036854775807'), 'bigints written exactly');
   }
+});
+
+test('the spans of a trace are read a slice a turn of the event loop, those removed meanwhile left out', async () => {
+  const count = 2 * spansPerSlice + 1;
+  const stored = new Map(Array.from({ length: count }, (_, n) => [n, record(n)]));
+  const readsAtTurn: number[] = [];
+  let reads = 0;
+  const store = {
+    spanAt(key: [string, number]) {
+      reads++;
+      return stored.get(key[1]);
+    },
+  } as unknown as SpanStore;
+  const tick = () => setImmediate(() => {
+    readsAtTurn.push(reads);
+    stored.delete(count - 1); // retention removes the last span before its slice is read
+    if (reads < count) tick();
+  });
+  tick();
+  const spans = await traceSpansInTurns(store, Array.from({ length: count }, (_, n) => ['p', n]));
+  assert.is(reads, count);
+  assert.equal(readsAtTurn, [spansPerSlice, 2 * spansPerSlice], 'a turn of the event loop between slices');
+  assert.equal(spans.map((span) => span.tokens), Array.from({ length: count - 1 }, (_, n) => n));
 });
 
 test('GET of a trace longer than a slice answers every span in start order, chunked', () =>

@@ -15,7 +15,7 @@ import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, type OtlpEn
 import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
-import { spansPerSlice, traceAnswerBytes, traceAnswerChunks } from '../../traces/trace-answer.ts';
+import { spansPerSlice, traceAnswerBytes, traceAnswerChunks, traceSpansInTurns } from '../../traces/trace-answer.ts';
 import type { Ingested } from '../../traces/span-store.ts';
 import type { SpanEvaluation } from '../../traces/span-evaluation.ts';
 import { AttributeDepthError, countSpans, draftSpans, idRefusal, spanRecord, type Drafted, type SpanDraft, type SpanLinks } from '../../traces/spans.ts';
@@ -160,9 +160,11 @@ export function traceRoutes(collaborators: TraceCollaborators): Route[] {
       params: { trace_id: /^[0-9a-fA-F]{32}$/ },
       summary: "One trace: its root, how many of its spans match, and those spans in start order.",
       responses: { 200: 'traces.trace-response' },
-      handle(ctx) {
+      async handle(ctx) {
         const traceId = ctx.params.trace_id!.toLowerCase();
-        const view = traceView(traces.store, traceId, spanQuery(ctx), limits.traceDetailSpansMax);
+        const query = spanQuery(ctx);
+        const spans = await traceSpansInTurns(traces.store, traces.store.spanKeysOfTrace(traceId));
+        const view = traceView(spans, query, limits.traceDetailSpansMax);
         if (!view) throw fail.notFound();
         const root = spanJson(view.root, traces.store.traceTokens(view.root.project, traceId));
         const answer = { head: { trace_id: traceId, root, span_count: view.spanCount }, spans: view.spans };
