@@ -202,10 +202,13 @@ export function busyIteration(iteration: string, writer: Run): string {
 export function decideLease(state: RunState, command: Extract<RunCommand, { type: 'LeaseTasks' }>): LeaseDecision {
   const { run, tasks, spending } = state;
   if (isEnded(run)) return { events: [], positions: [] };
+  // The worker's leases expired already (the run's timer has not given them back yet) go back
+  // first: a new lease sets the expiry of all the worker holds, and must not revive them.
+  const events = expiredLeasesOf(state, command.worker, command.nowMs);
+  if (events.some((event) => event.type === 'RunEnded')) return { events, positions: [] };
   const room = Math.max(0, spending.inFlightAllowed - tasks.counts.leased);
   const { positions, rankAfter } = tasks.ready(Math.min(command.max, room, command.tokens.length), command.nowMs);
-  if (positions.length === 0) return { events: [], positions };
-  const events: RunEvent[] = [];
+  if (positions.length === 0) return { events, positions };
   if (run.status === 'queued') events.push({ type: 'RunUpdated', run: { ...run, status: 'running', started_at: run.started_at ?? command.now } });
   const expiresAt = command.nowMs + run.lease_seconds * 1000;
   events.push({ type: 'TasksLeased', run: run.id, worker: command.worker, positions, tokens: command.tokens.slice(0, positions.length), rankAfter, expiresAt });
@@ -216,10 +219,19 @@ export function decideLease(state: RunState, command: Extract<RunCommand, { type
 export function decideExtend(state: RunState, worker: string, nowMs: number): RunEvent[] {
   const expiresAt = state.tasks.leaseExpiry.get(worker);
   if (expiresAt === undefined || !state.tasks.byWorker.has(worker)) return [];
-  // Expired already (the run's timer has not given them back yet): they go back now, not revived,
-  // since a completion in the meantime was answered stale.
-  if (expiresAt <= nowMs) return released(state, [worker], nowMs);
+  if (expiresAt <= nowMs) return expiredLeasesOf(state, worker, nowMs);
   return [{ type: 'LeasesExtended', run: state.run.id, worker, expiresAt: nowMs + state.run.lease_seconds * 1000 }];
+}
+
+/**
+ * The worker's leases, when they have expired and the run's timer has not given them back yet:
+ * they go back now, never revived by a later heartbeat or lease, since a completion in the
+ * meantime was answered stale.
+ */
+function expiredLeasesOf(state: RunState, worker: string, nowMs: number): RunEvent[] {
+  const expiresAt = state.tasks.leaseExpiry.get(worker);
+  if (expiresAt === undefined || expiresAt > nowMs || !state.tasks.byWorker.has(worker)) return [];
+  return released(state, [worker], nowMs);
 }
 
 /**

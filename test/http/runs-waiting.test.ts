@@ -155,6 +155,31 @@ test('a heartbeat after its leases expired, before the run gave them back, gives
   }, { clock: { nowMs: () => Date.now() + offsetMs } });
 });
 
+test("a lease after the worker's leases expired, before the run gave them back, gives them back first: the stale token stays stale, and heartbeats do not hold the task", () => {
+  let offsetMs = 0;
+  return withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 3, 1);
+    const run = await createRun(member.client, setup, { lease_seconds: 5 });
+    const worker = await registerWorker(member.client);
+    const [first] = await lease(member.client, worker, { max: 1 });
+    offsetMs = 6000;
+    assert.is((await complete(member.client, worker, [{ task: first.id, lease: first.lease, score: 1 }])).body.results[0].outcome, 'stale');
+    const [second] = await lease(member.client, worker, { max: 1 });
+    assert.is.not(second.id, first.id);
+    assert.is((await complete(member.client, worker, [{ task: first.id, lease: first.lease, score: 1 }])).body.results[0].outcome, 'stale', 'the new lease did not revive the old one');
+    assert.equal((await member.client.post(`/api/workers/${worker.id}/heartbeat/`, { tasks: [second.id] })).body, { stop: [], leases: 1 });
+    assert.equal((await tasksOf(member.client, run, { state: 'leased' })).map((task: { id: string }) => task.id), [second.id]);
+    // The same through a completion's `next`.
+    offsetMs = 12_000;
+    const answer = await member.client.post(`/api/workers/${worker.id}/complete/`, { results: [{ task: second.id, lease: second.lease, score: 1 }], next: { max: 1 } });
+    assert.is(answer.body.results[0].outcome, 'stale');
+    assert.is(answer.body.tasks.length, 1);
+    assert.is((await complete(member.client, worker, [{ task: second.id, lease: second.lease, score: 1 }])).body.results[0].outcome, 'stale');
+    assert.equal((await runOf(member.client, run)).counts.leased, 1);
+  }, { clock: { nowMs: () => Date.now() + offsetMs } });
+});
+
 test("a run does not run again once an iteration of it went (deleted, or moved to another job) or its dataset version was deleted: retry is 409; a move fails a live run at the move's time", () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
