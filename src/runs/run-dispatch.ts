@@ -41,8 +41,6 @@ interface Waiter {
   /** When its wait ends (performance.now()), and the timer that answers it with nothing then. */
   readonly until: number;
   deadline: NodeJS.Timeout;
-  /** Its worker said goodbye while its lease was being decided: answered with nothing, what it took released. */
-  leaving?: boolean;
 }
 
 export interface RunDispatchOptions {
@@ -71,8 +69,10 @@ export class RunDispatch {
   private readonly byPrefix = new Map<string, string>();
   /** Waiters made so far (their arrival numbers). */
   private arrivals = 0;
-  /** Waiters out of line while their lease is decided, each with the decision (settled, never rejected). */
-  private readonly beingServed = new Map<Waiter, Promise<LeasedTask[]>>();
+  /** Lease decisions being made now, by worker (settled, never rejected): a goodbye waits for them. */
+  private readonly deciding = new Map<string, Set<Promise<unknown>>>();
+  /** Workers saying goodbye: their leases answer nothing from then on, and ask for nothing. */
+  private readonly leaving = new Set<string>();
   private closed = false;
 
   /** Follows the runs recovered from the store: their timers are set (a lease that expired while the service was down is given back at once). */
@@ -91,6 +91,7 @@ export class RunDispatch {
    * lease is decided behind it, so those runs' in-flight bounds count them as free.
    */
   async lease(worker: Worker, request: LeaseRequest, freed?: ReadonlyMap<string, number>): Promise<LeasedTask[]> {
+    if (this.leaving.has(worker.id)) return [];
     this.heard(worker.id);
     const tasks = await this.leaseNow(worker, request, freed);
     if (tasks.length > 0 || request.waitMs === 0 || this.closed || this.waitsInVain(request)) return tasks;
@@ -165,22 +166,27 @@ export class RunDispatch {
 
   /**
    * A worker says goodbye: every lease it holds goes back to the queue at once. Its waiting leases
-   * are answered with nothing first, so that the tasks it gives back are not served to them; one
-   * being decided now is waited for, answered with nothing, and what it took released with the rest.
+   * are answered with nothing first, so that the tasks it gives back are not served to them; its
+   * leases being decided now (waiting ones served, or asked at once, a completion's `next` too)
+   * are waited for and answered with nothing, and what they took released with the rest. Until
+   * `departed`, its leases answer nothing.
    */
   async release(worker: Worker): Promise<void> {
+    this.leaving.add(worker.id);
     for (const waiting of [...this.waiters.values()]) {
       for (const waiter of waiting.filter((one) => one.worker.id === worker.id)) this.dropWaiter(waiter, []);
     }
-    // A lease of it being decided now: once it is, what it took is held, and released below.
-    const served = [...this.beingServed].filter(([waiter]) => waiter.worker.id === worker.id);
-    for (const [waiter] of served) waiter.leaving = true;
-    await Promise.all(served.map(([, decision]) => decision));
+    await Promise.all(this.deciding.get(worker.id) ?? []);
     const nowMs = this.options.clock.nowMs();
     await Promise.all(
       [...this.heldByJob(worker.id)].map(([job, { project, runs }]) => this.askJob({ job, project }, { type: 'ReleaseWorker', runs, worker: worker.id, nowMs })),
     );
     this.seen.delete(worker.id);
+  }
+
+  /** A worker's goodbye is over (it is removed, or its removal failed and it may lease again). */
+  departed(worker: Worker): void {
+    this.leaving.delete(worker.id);
   }
 
   /** The run (live or ended) whose tasks' ids carry this prefix. */
@@ -335,7 +341,10 @@ export class RunDispatch {
   /** Asks the run's job to lease up to `max` of its ready tasks to the worker: those it leased. */
   private async leaseFrom(run: Run, worker: Worker, max: number): Promise<LeasedTask[]> {
     const { readModel, clock } = this.options;
-    const events = await this.askJob(run, {
+    // Checked and registered in one synchronous step, so that a goodbye either waits for this
+    // decision or is seen by it.
+    if (this.leaving.has(worker.id)) return [];
+    const events = await this.whileDeciding(worker.id, this.askJob(run, {
       type: 'LeaseTasks',
       run: run.id,
       worker: worker.id,
@@ -343,13 +352,29 @@ export class RunDispatch {
       tokens: leaseTokens(max),
       nowMs: clock.nowMs(),
       now: timestamp(clock),
-    });
+    }));
+    // Its worker said goodbye meanwhile: the goodbye releases what this took.
+    if (this.leaving.has(worker.id)) return [];
     for (const event of events) {
       if (event.type !== 'TasksLeased') continue;
       const leased = readModel.runStates.get(run.id)?.run ?? run;
       return event.positions.map((position, i) => ({ run: leased, position, token: event.tokens[i]!, expiresAt: event.expiresAt }));
     }
     return [];
+  }
+
+  /** A worker's lease decision, listed until it settles (a goodbye waits for it). */
+  private async whileDeciding<T>(worker: string, decision: Promise<T>): Promise<T> {
+    const settled = decision.catch(() => undefined);
+    let ofWorker = this.deciding.get(worker);
+    if (!ofWorker) this.deciding.set(worker, (ofWorker = new Set()));
+    ofWorker.add(settled);
+    try {
+      return await decision;
+    } finally {
+      ofWorker.delete(settled);
+      if (ofWorker.size === 0 && this.deciding.get(worker) === ofWorker) this.deciding.delete(worker);
+    }
   }
 
   /**
@@ -374,11 +399,8 @@ export class RunDispatch {
   private async served(waiter: Waiter, decision: Promise<LeasedTask[]>): Promise<void> {
     this.removeWaiter(waiter);
     // The store or the job refused it now: it waits again.
-    const settled = decision.catch((): LeasedTask[] => []);
-    this.beingServed.set(waiter, settled);
-    const tasks = await settled;
-    this.beingServed.delete(waiter);
-    if (waiter.leaving) waiter.resolve([]);
+    const tasks = await decision.catch((): LeasedTask[] => []);
+    if (this.leaving.has(waiter.worker.id)) waiter.resolve([]);
     else if (tasks.length > 0) waiter.resolve(tasks);
     else this.waitAgain(waiter);
   }

@@ -82,6 +82,30 @@ test('a worker that says goodbye while its waiting lease is being decided: the l
   }, { kv, ...heldStore });
 });
 
+test('a worker that says goodbye while a lease of its own (or a completion\'s next) is being decided: answered with nothing, and what it took is released', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  await withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const run = await createRun(member.client, await runSetup(member.client, project.id, 3, 1));
+    const worker = await registerWorker(member.client);
+    const [held] = await lease(member.client, worker, { max: 1 });
+    const release = kv.holdWrites();
+    const leasing = member.client.post(`/api/workers/${worker.id}/lease/`, { max: 1 });
+    const completing = member.client.post(`/api/workers/${worker.id}/complete/`, { results: [{ task: held.id, lease: held.lease, score: 1 }], next: { max: 1 } });
+    await pause(100);
+    const goodbye = member.client.delete(`/api/workers/${worker.id}/`);
+    await pause(100);
+    release();
+    assert.is((await goodbye).status, 204);
+    assert.equal((await leasing).body.tasks, []);
+    const completed = await completing;
+    assert.equal([completed.body.results[0].outcome, completed.body.tasks], ['accepted', []]);
+    assert.equal(await tasksOf(member.client, run, { state: 'leased' }), [], 'nothing stays leased to the worker gone');
+    assert.equal((await runOf(member.client, run)).counts, { ...(await runOf(member.client, run)).counts, queued: 2, leased: 0, done: 1 });
+    assert.is((await member.client.post(`/api/workers/${worker.id}/lease/`, { max: 1 })).status, 404);
+  }, { kv });
+});
+
 test('a lease for one run that has ended answers at once, whatever its wait', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);

@@ -275,8 +275,12 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       responses: { 204: null },
       async handle(ctx) {
         const worker = visibleWorker(ctx);
-        await dispatch.release(worker);
-        await registry.ask(registry.actor('project', worker.project), [worker.project], { type: 'RemoveWorker', id: worker.id });
+        try {
+          await dispatch.release(worker);
+          await registry.ask(registry.actor('project', worker.project), [worker.project], { type: 'RemoveWorker', id: worker.id });
+        } finally {
+          dispatch.departed(worker);
+        }
         noContent(ctx);
       },
     },
