@@ -327,7 +327,9 @@ function decidedAt(command: RunCommand): string {
 /**
  * A job's status from its runs': running while one runs; pending while one waits for its first
  * lease, unless the job is running already (a job does not go back to pending while it has work
- * left: a run queued behind one that ended keeps it running); then failed, cancelled, completed.
+ * left: a run queued behind one that ended keeps it running); then failed when one failed,
+ * cancelled when every one was cancelled, else completed (a run cancelled beside one completed
+ * leaves what was evaluated standing, and the job open to new runs).
  */
 function statusOfRuns(runs: readonly Run[], current: JobStatus): JobStatus | undefined {
   if (runs.length === 0) return undefined;

@@ -319,6 +319,9 @@ function endingAfter(state: RunState, completed: readonly CompletedTask[], advan
     if (task.to === 'dead') dead++;
   }
   const spent = budgetSpent(run, cost, executed);
+  // A run its budget ended, retried with a larger one, keeps the tasks the budget skipped (a retry
+  // queues the failed only): it ends by its budget again, not as if every task had run.
+  if (ended === tasks.total && !state.race && tasks.counts.skipped > 0) return { type: 'RunEnded', run: finished(run, 'completed', 'budget', now), tasksEnd: 'skipped' };
   if (ended === tasks.total) return everyTaskEnded(run, dead === tasks.total, now);
   if (advance && raceDecidedAfter(state.race!, advance)) return { type: 'RunEnded', run: finished(run, 'completed', 'decided', now), tasksEnd: 'skipped' };
   if (spent) return { type: 'RunEnded', run: finished(run, 'completed', 'budget', now), tasksEnd: 'skipped' };

@@ -198,9 +198,25 @@ test('a budget must allow something: max_cost 0 is refused; a run ended by its b
     const [again] = await lease(member.client, worker, { max: 1, run: run.id });
     assert.equal((await complete(member.client, worker, [{ task: again.id, lease: again.lease, score: 1 }])).body.results[0].outcome, 'accepted');
     const state = await runOf(member.client, run);
-    // Its other tasks were skipped when the budget ended it: every task has ended now.
-    assert.equal([state.status, state.reason, state.counts.leased, state.spent.tasks], ['completed', 'all_done', 0, 2]);
+    // Its other tasks were skipped when the budget ended it (a retry queues the failed only): every
+    // task has ended now, not all of them run, so the budget ended it again.
+    assert.equal([state.status, state.reason, state.counts.leased, state.counts.skipped, state.spent.tasks], ['completed', 'budget', 0, 2, 2]);
   }, { lmdb: true }));
+
+test('a run its budget ended, retried with a budget it does not reach, ends by its budget: the tasks the budget skipped never ran', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const run = await createRun(member.client, await runSetup(member.client, project.id, 4, 1), { budget: { max_tasks: 2 }, max_tries: 1 });
+    const worker = await registerWorker(member.client);
+    const [first, second] = await lease(member.client, worker, { max: 2, run: run.id });
+    await complete(member.client, worker, [{ task: first.id, lease: first.lease, status: 'error', error: 'boom' }, { task: second.id, lease: second.lease, score: 1 }]);
+    assert.equal([(await runOf(member.client, run)).reason, (await runOf(member.client, run)).counts.skipped], ['budget', 2]);
+    assert.is((await member.client.post(`/api/runs/${run.id}/retry/`, { budget: { max_tasks: 10 } })).status, 200);
+    const [again] = await lease(member.client, worker, { max: 1, run: run.id });
+    await complete(member.client, worker, [{ task: again.id, lease: again.lease, score: 1 }]);
+    const state = await runOf(member.client, run);
+    assert.equal([state.status, state.reason, state.counts.done, state.counts.skipped, state.spent.tasks], ['completed', 'budget', 2, 2, 3]);
+  }));
 
 test('an item after the one that spent the budget is cancelled, whatever else ends the run in the same completion', () =>
   withService(async ({ client }) => {
@@ -269,5 +285,28 @@ test('a run created while its job is cancelled: refused, and its iteration left 
       else assert.equal([created.status, pinned], [409, null], `${created.text} ${i}`);
     }
   }, { lmdb: true }));
+
+test('a job whose runs ended one cancelled, one completed, is completed and takes a new run; a job whose every run was cancelled is cancelled', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 2);
+    const [one, two] = setup.iterations.map((iteration: { id: string }) => iteration.id);
+    const cancelled = await createRun(member.client, setup, { iterations: [one] });
+    const finished = await createRun(member.client, setup, { iterations: [two] });
+    assert.is((await member.client.post(`/api/runs/${cancelled.id}/cancel/`, {})).status, 200);
+    const worker = await registerWorker(member.client);
+    const tasks = await lease(member.client, worker, { max: 2, run: finished.id });
+    await complete(member.client, worker, tasks.map((task: any) => ({ task: task.id, lease: task.lease, score: 1 })));
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'completed');
+    const third = await createRun(member.client, setup, { iterations: [one] });
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'pending', 'reopened');
+    assert.is((await member.client.post(`/api/runs/${third.id}/cancel/`, {})).status, 200);
+    assert.is((await member.client.get(`/api/jobs/${setup.job.id}/`)).body.status, 'completed', 'still one run completed');
+
+    const alone = await runSetup(member.client, project.id, 1, 1);
+    const only = await createRun(member.client, alone);
+    await member.client.post(`/api/runs/${only.id}/cancel/`, {});
+    assert.is((await member.client.get(`/api/jobs/${alone.job.id}/`)).body.status, 'cancelled');
+  }));
 
 test.run();
