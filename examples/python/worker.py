@@ -144,6 +144,12 @@ def fit_error(text):
     return text if len(text) <= ERROR_CHARS_MAX else "…" + text[-(ERROR_CHARS_MAX - 1):]
 
 
+def last_line(text):
+    """The last line of an error (a traceback's is the exception), for the log."""
+    lines = text.splitlines()
+    return lines[-1] if lines else ""
+
+
 def fresh_traceparent():
     trace_id, span_id = os.urandom(16).hex(), os.urandom(8).hex()
     return trace_id, span_id, f"00-{trace_id}-{span_id}-01"
@@ -335,7 +341,7 @@ class Worker:
             answer = {"status": "error", "error": fit_error(traceback.format_exc().rstrip())}
         item = item_of(task, answer, (time.monotonic() - started) * 1000, trace_id, span_id)
         if item.get("status") == "error":
-            log(f"task {task['id']} (datapoint {task['datapoint']['order']}, try {task['try']}): {str(item.get('error', '')).splitlines()[-1:]}")
+            log(f"task {task['id']} (datapoint {task['datapoint']['order']}, try {task['try']}): {last_line(str(item.get('error', '')))}")
         with self.lock:
             held = self.held.pop(task["id"], None)
             if held is None:

@@ -85,6 +85,8 @@ export interface ReporterOptions {
   /** Reads the named run (for its totals), when there is one. */
   protocol?: WorkerProtocol;
   run: string | null;
+  /** How often the line is shown (default: redrawn every 0.5 s on a terminal, a log line every 10 s elsewhere). */
+  lineEveryMs?: number;
 }
 
 /** A terminal line redrawn this often; a log line (not a terminal) this often. */
@@ -97,21 +99,25 @@ const lastReadMs = 1_000;
 
 export class ProgressReporter {
   private readonly live: boolean;
+  private readonly lineEveryMs: number;
   private readonly rate = new RateWindow();
   private run: RunState | undefined;
   private runReadAt = 0;
-  private reading = false;
+  /** The run's read in flight, if any (settled, never rejected). */
+  private reading: Promise<void> | undefined;
+  private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private shown = false;
   private readonly stopReading = new AbortController();
 
   constructor(private readonly options: ReporterOptions) {
     this.live = options.stream.isTTY === true;
+    this.lineEveryMs = options.lineEveryMs ?? (this.live ? liveEveryMs : logEveryMs);
   }
 
   start(): void {
-    this.readRun();
-    this.timer = setInterval(() => this.tick(), this.live ? liveEveryMs : logEveryMs);
+    void this.readRun();
+    this.timer = setInterval(() => this.tick(), this.lineEveryMs);
     this.timer.unref();
   }
 
@@ -125,6 +131,7 @@ export class ProgressReporter {
   /** The last line, kept on screen (or logged), with the run as it is now (read once more, up to a second). */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.stopped = true;
     const { protocol, run } = this.options;
     if (protocol && run) {
       const timeout = setTimeout(() => this.stopReading.abort(), lastReadMs);
@@ -139,10 +146,18 @@ export class ProgressReporter {
   }
 
   private tick(): void {
-    this.sample();
-    if (this.live) this.draw();
-    else this.note(progressLine(this.facts()));
-    this.readRun();
+    if (this.live) {
+      this.sample();
+      this.draw();
+      void this.readRun();
+      return;
+    }
+    // Log lines are 10 s apart: each waits for the run's counts read now, not those read for the line before.
+    void this.readRun(true).then(() => {
+      if (this.stopped) return;
+      this.sample();
+      this.note(progressLine(this.facts()));
+    });
   }
 
   private facts(): ProgressFacts {
@@ -163,11 +178,12 @@ export class ProgressReporter {
     if (this.live && this.shown) this.options.stream.write('\r\x1b[2K');
   }
 
-  private readRun(): void {
+  /** Reads the named run, at most every runEveryMs unless `now`; settles when the read in flight does. */
+  private readRun(now = false): Promise<void> {
     const { protocol, run } = this.options;
-    if (!protocol || !run || this.reading || Date.now() - this.runReadAt < runEveryMs) return;
-    this.reading = true;
-    protocol
+    if (this.reading) return this.reading;
+    if (!protocol || !run || (!now && Date.now() - this.runReadAt < runEveryMs)) return Promise.resolve();
+    this.reading = protocol
       .run(run, this.stopReading.signal)
       .then((state) => {
         // The run's counts replace the worker's own: the rate starts over.
@@ -176,6 +192,7 @@ export class ProgressReporter {
         this.runReadAt = Date.now();
       })
       .catch(() => {})
-      .finally(() => (this.reading = false));
+      .finally(() => (this.reading = undefined));
+    return this.reading;
   }
 }

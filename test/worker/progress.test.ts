@@ -47,4 +47,30 @@ test('a terminal: the line is redrawn in place, a note clears it and goes above;
   assert.is(reads, 2, 'and once more for the last line, which says the run as it ended');
 });
 
+test('not a terminal, a run named: each line says the run as read for that line, not as read for the line before', async () => {
+  // The run's tasks get done one every 25 ms; lines are 400 ms apart. A line that showed the
+  // counts read for the line before would be ~16 tasks behind.
+  let done = 0;
+  const working = setInterval(() => done++, 25);
+  const doneAtLine: number[] = [];
+  const out = stream(false);
+  const write = out.write.bind(out);
+  out.write = ((text: string) => (doneAtLine.push(done), write(text))) as typeof out.write;
+  const protocol = {
+    run: async () => ({ id: 'r', status: 'running', counts: { total: 1000, queued: 1000 - done, leased: 0, done, dead: 0, skipped: 0, cancelled: 0 } }),
+  } as unknown as WorkerProtocol;
+  const reporter = new ProgressReporter({ stream: out, counts: () => counts, protocol, run: 'r', lineEveryMs: 400 });
+  try {
+    reporter.start();
+    await until(() => out.written.length >= 3, 'three lines', 5000);
+  } finally {
+    await reporter.stop();
+    clearInterval(working);
+  }
+  out.written.slice(0, 3).forEach((line, i) => {
+    const shown = Number(/(\d+) of 1000 tasks/.exec(line)?.[1]);
+    assert.ok(doneAtLine[i]! - shown <= 4, `line ${i} shows ${shown} done with ${doneAtLine[i]} done: ${line}`);
+  });
+});
+
 test.run();

@@ -93,6 +93,7 @@ test('worker.py: a function that raises gives error results with its traceback\'
   const detail = (await member.client.get(`/api/job-iterations/${setup.iterations[0].id}/results/${row.id}/`)).body;
   assert.is(detail.status, 'error');
   assert.match(detail.error, /TypeError: the JSON object must be str, bytes or bytearray, not dict$/);
+  assert.match(failing.stderr, /\(datapoint 0, try 1\): TypeError: the JSON object must be str, bytes or bytearray, not dict\n/, 'the log says the error\'s last line');
   const refused = await python(['--url', running.url, '--api-key', 'not-a-key', 'json:loads']);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /registering the worker: the service answered 401/);
