@@ -17,6 +17,8 @@ import { tracesPage } from './traces-page.js';
 
 const table = routes({
   '/': projectsPage,
+  '/console': projectsPage,
+  '/console/projects': projectsPage,
   '/console/projects/:id': projectPage,
   '/console/agents/:id': agentPage,
   '/console/datasets/:id': datasetPage,

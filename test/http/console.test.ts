@@ -20,6 +20,8 @@ consoleSuite.after(async (context) => {
 const uuid = '00000000-0000-4000-8000-000000000000';
 const pages = [
   '/',
+  '/console/',
+  '/console/projects',
   `/console/projects/${uuid}`,
   `/console/agents/${uuid}`,
   `/console/datasets/${uuid}`,
@@ -98,7 +100,6 @@ consoleSuite('nothing but the listed files is served: not the page, its config, 
     '/static/console/..%2F..%2Fpackage.json',
     '/static/console/main.js.map',
     '/static/console/',
-    '/console/',
     '/console/unknown',
     '/console/jobs/not-a-uuid',
     '/console/runs/not-a-uuid',

@@ -77,6 +77,8 @@ export const consolePolicy = [
 /** The pages of the console: "/" and "/console" + the API path of what the page shows. */
 const pages: readonly { path: string; summary: string; params?: Route['params'] }[] = [
   { path: '/', summary: 'The console: projects.' },
+  { path: '/console', summary: 'The console: projects (as at /).' },
+  { path: '/console/projects', summary: 'The console: projects (as at /).' },
   { path: '/console/projects/:id', summary: 'The console: a project, its agents, recent jobs and members.' },
   { path: '/console/agents/:id', summary: 'The console: an agent, its eval spec, dataset versions and jobs.' },
   { path: '/console/datasets/:id', summary: 'The console: a dataset version and its datapoints.' },
