@@ -1,9 +1,9 @@
 // Tenancy: which projects a caller may see. A user sees the projects they belong to; an API key
-// only its own, while its owner belongs to it; nobody sees a project being deleted. Records of
+// (or a span token) only its own, while its owner belongs to it; nobody sees a project being deleted. Records of
 // other projects do not exist for the caller (not found), and references to them are refused
 // exactly as references to records that do not exist ("Invalid pk"): existence never leaks.
 import type { ProjectGates } from './actors/project-gates.ts';
-import type { Principal } from './auth/authenticate.ts';
+import { boundProject, type Principal } from './auth/authenticate.ts';
 import type { Agent } from './domain/records.ts';
 import { invalid, invalidPk, notFound } from './domain/rejection.ts';
 import type { ReadModel } from './read-model.ts';
@@ -13,12 +13,14 @@ export class Tenancy {
 
   visibleProjects(principal: Principal): string[] {
     const userId = principal.user.id;
-    const candidates = principal.apiKey ? [principal.apiKey.project] : this.readModel.projectsOf(userId);
+    const bound = boundProject(principal);
+    const candidates = bound !== null ? [bound] : this.readModel.projectsOf(userId);
     return [...candidates].filter((project) => this.readModel.isMember(userId, project) && !this.gates.isClosed(project));
   }
 
   canSee(principal: Principal, project: string): boolean {
-    if (principal.apiKey && principal.apiKey.project !== project) return false;
+    const bound = boundProject(principal);
+    if (bound !== null && bound !== project) return false;
     return this.readModel.isMember(principal.user.id, project) && !this.gates.isClosed(project);
   }
 

@@ -1,6 +1,7 @@
 // Who is calling: `Authorization: Bearer <jwt or key>`, `Authorization: Api-Key <key>` or
 // `X-Api-Key: <key>`. A user sees the projects they belong to; an API key sees only its own
-// project, and only while its owner still belongs to it.
+// project, and only while its owner still belongs to it. A span token (`Bearer`) is taken only
+// where a route says so (span export), for its one project, while what issued it stands.
 import type { ApiKey, User } from '../domain/records.ts';
 import { invalidCredentials, missingCredentials } from './auth-error.ts';
 import type { ReadModel } from '../read-model.ts';
@@ -10,6 +11,13 @@ import { InvalidToken, type Tokens } from './tokens.ts';
 export interface Principal {
   user: User;
   apiKey: ApiKey | null;
+  /** A span token's project: the caller may export spans there, and do nothing else. */
+  spanToken?: { project: string };
+}
+
+/** The one project a caller is bound to (an API key's, a span token's), or null for a user's token. */
+export function boundProject(principal: Principal): string | null {
+  return principal.apiKey?.project ?? principal.spanToken?.project ?? null;
 }
 
 export interface AuthenticatorDeps {
@@ -44,14 +52,15 @@ export class Authenticator {
    * The caller, or a thrown 401. Answers synchronously for API keys and for access tokens seen
    * before (the hot path): only a token's first verification is asynchronous.
    */
-  authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }): Principal | Promise<Principal> {
+  authenticate(headers: { authorization?: string; 'x-api-key'?: string | string[] }, { spanTokens = false } = {}): Principal | Promise<Principal> {
     const seen = this.rememberedBearer(headers);
     if (seen) return this.principalOf(seen.userId);
     const credential = credentialFrom(headers);
     if (credential === null) throw missingCredentials();
     if (looksLikeApiKey(credential)) return this.byApiKey(credential);
     const remembered = this.deps.tokens.rememberedAccess(credential);
-    return remembered ? this.principalOf(remembered.userId) : this.byToken(credential);
+    if (remembered) return this.principalOf(remembered.userId);
+    return spanTokens ? this.byAccessOrSpanToken(credential) : this.byToken(credential);
   }
 
   /**
@@ -74,6 +83,27 @@ export class Authenticator {
       throw error;
     }
     return this.principalOf(userId);
+  }
+
+  /** An access token, or a span token while its API key (or its user's membership) stands. */
+  private async byAccessOrSpanToken(token: string): Promise<Principal> {
+    let verified;
+    try {
+      verified = await this.deps.tokens.verifyAccessOrSpans(token);
+    } catch (error) {
+      if (error instanceof InvalidToken) throw invalidCredentials('Given token not valid for any token type', 'token_not_valid');
+      throw error;
+    }
+    const principal = this.principalOf(verified.claims.userId);
+    if (verified.type === 'access') return principal;
+    const { apiKey: keyId, project } = verified.claims;
+    if (keyId !== null) {
+      const apiKey = this.deps.readModel.apiKeys.get(keyId);
+      if (!apiKey || !apiKey.is_active || (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs())) {
+        throw invalidCredentials('The API key this span token was issued with is revoked, expired or gone.', 'token_not_valid');
+      }
+    }
+    return { ...principal, spanToken: { project } };
   }
 
   private principalOf(userId: number): Principal {

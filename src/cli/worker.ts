@@ -8,6 +8,7 @@ import { CommandRunner } from '../worker/command-task.ts';
 import { ProgressReporter } from '../worker/progress.ts';
 import { batchMax, concurrencyMax } from '../worker/worker-decisions.ts';
 import { messageOf, WorkerLoop } from '../worker/worker-loop.ts';
+import { hasOwnTracesEndpoint, SpanExport } from '../worker/span-export.ts';
 import { WorkerProtocol } from '../worker/worker-protocol.ts';
 import type { LeasedTask, TaskOutcome } from '../worker/worker-task.ts';
 
@@ -37,7 +38,10 @@ What CMD gets:
   env     OVERMIND_TASK_ID, OVERMIND_RUN_ID, OVERMIND_ITERATION_ID, OVERMIND_DATAPOINT_ID,
           OVERMIND_DATAPOINT_ORDER, OVERMIND_ATTEMPT, OVERMIND_AGENT_CODE_FILE (a file holding
           the iteration's agent_code), TRACEPARENT (W3C, a fresh trace per task: the result
-          links to it, so spans the agent sends to the service with it land there)
+          links to it, so spans the agent sends to the service with it land there),
+          OVERMIND_SPAN_TOKEN (good for span export only) and, unless the worker's env names
+          an OTLP endpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and _HEADERS with it, so an
+          OpenTelemetry SDK in CMD exports its spans to the service as they are
 
 What it answers:
   stdout  a JSON object with "output" gives the output and any of "score", "passed",
@@ -145,7 +149,9 @@ async function work(settings: WorkerSettings, env: NodeJS.ProcessEnv): Promise<n
   // The agent under test never gets the key: with it, it could read the datasets' expected outputs.
   const commandEnv = { ...env };
   delete commandEnv.OVERMIND_API_KEY;
-  const runner = new CommandRunner({ command: settings.command, timeoutS: settings.timeoutS, env: commandEnv });
+  // Their spans go to the service with a span token instead (src/worker/span-export.ts).
+  const spans = new SpanExport(protocol, hasOwnTracesEndpoint(env), note);
+  const runner = new CommandRunner({ command: settings.command, timeoutS: settings.timeoutS, env: commandEnv, taskEnv: () => spans.env() });
   const loop = new WorkerLoop({
     protocol,
     execute: runner.execute,

@@ -27,8 +27,11 @@ export interface Route {
   method: HttpMethod;
   /** Koa-router path without the trailing slash; both forms answer. */
   path: string;
-  /** False for the few open endpoints (health, register, token, schema, docs). */
-  auth: boolean;
+  /**
+   * False for the few open endpoints (health, register, token, schema, docs); 'or-span-token' where
+   * a span token is taken too (span export), every other route refusing one as a wrong token type.
+   */
+  auth: boolean | 'or-span-token';
   /** $id of the body schema; PATCH validates it with nothing required. */
   body?: string;
   /** $id of the query-string schema. */
@@ -78,7 +81,7 @@ export function mountRoutes(router: Router, routes: readonly Route[], checks: Re
     const pipeline = async (ctx: ApiContext) => {
       checkParams(ctx.params, route.params);
       if (route.auth) {
-        const principal = authenticator.authenticate(ctx.headers);
+        const principal = authenticator.authenticate(ctx.headers, { spanTokens: route.auth === 'or-span-token' });
         ctx.state.principal = principal instanceof Promise ? await principal : principal;
       }
       if (reader && route.body) {

@@ -3,7 +3,7 @@
 // `overmind.agent.name` creates the agent the first time the name is seen in a project.
 import { randomUUID } from 'node:crypto';
 import type { Registry } from '../actors/registry.ts';
-import type { Principal } from '../auth/authenticate.ts';
+import { boundProject, type Principal } from '../auth/authenticate.ts';
 import { timestamp, type Clock } from '../clock.ts';
 import { newAgent } from '../domain/agent.ts';
 import type { Agent } from '../domain/records.ts';
@@ -91,13 +91,14 @@ export class SpanLinker {
   }
 
   /**
-   * An API key writes to its own project. A user writes to `overmind.project.id` when a member of
+   * An API key (or a span token) writes to its own project. A user writes to `overmind.project.id` when a member of
    * it, else to their oldest membership; a caller with no project at all cannot export.
    */
   private projectFor(principal: Principal, resource: ResourceDraft): string {
     const { readModel, tenancy } = this.deps;
-    if (principal.apiKey) {
-      if (tenancy.canSee(principal, principal.apiKey.project)) return principal.apiKey.project;
+    const bound = boundProject(principal);
+    if (bound !== null) {
+      if (tenancy.canSee(principal, bound)) return bound;
     } else {
       const hinted = resource.projectHint ? canonicalUuidOf(resource.projectHint) : undefined;
       if (hinted && tenancy.canSee(principal, hinted)) return hinted;

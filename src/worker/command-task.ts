@@ -19,6 +19,8 @@ export interface CommandOptions {
   outputCharsMax?: number;
   /** The environment every command starts from (default: the worker's). */
   env?: NodeJS.ProcessEnv;
+  /** Variables added to each command's environment when it starts (the span export's). */
+  taskEnv?: () => Promise<NodeJS.ProcessEnv>;
 }
 
 /** After the shell exits, how long its output may take to arrive before the group is killed and the task ends. */
@@ -36,9 +38,10 @@ export class CommandRunner {
 
   readonly execute: Executor = async (task, { signal }) => {
     const trace = freshTraceContext();
+    const added = (await this.options.taskEnv?.()) ?? {};
     const codeFile = await this.files.acquire(task.iteration);
     try {
-      return withTrace(commandOutcome(await this.spawnFor(task, trace, codeFile, signal), this.outputCharsMax), trace);
+      return withTrace(commandOutcome(await this.spawnFor(task, trace, codeFile, added, signal), this.outputCharsMax), trace);
     } finally {
       this.files.release(task.iteration);
     }
@@ -54,9 +57,9 @@ export class CommandRunner {
     this.files.close();
   }
 
-  private async spawnFor(task: LeasedTask, trace: TraceContext, codeFile: string, signal: AbortSignal): Promise<CommandEnd> {
+  private async spawnFor(task: LeasedTask, trace: TraceContext, codeFile: string, added: NodeJS.ProcessEnv, signal: AbortSignal): Promise<CommandEnd> {
     const started = performance.now();
-    const child = spawn('/bin/sh', ['-c', this.options.command], { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: this.envFor(task, trace, codeFile) });
+    const child = spawn('/bin/sh', ['-c', this.options.command], { detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: this.envFor(task, trace, codeFile, added) });
     const group = child.pid;
     if (group !== undefined) this.groups.add(group);
     const stdout = new Head(stdoutCaptureBytes(this.outputCharsMax));
@@ -96,9 +99,10 @@ export class CommandRunner {
     killGroup(group);
   }
 
-  private envFor(task: LeasedTask, trace: TraceContext, codeFile: string): NodeJS.ProcessEnv {
+  private envFor(task: LeasedTask, trace: TraceContext, codeFile: string, added: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     return {
       ...(this.options.env ?? process.env),
+      ...added,
       OVERMIND_TASK_ID: task.id,
       OVERMIND_RUN_ID: task.run,
       OVERMIND_ITERATION_ID: task.iteration.id ?? '',

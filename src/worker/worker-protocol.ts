@@ -160,6 +160,16 @@ export class WorkerProtocol {
     if (answer.status !== 204 && answer.status !== 404) throw new WorkerRefused(answer.status, parse(answer.text), 'saying goodbye');
   }
 
+  /** A span token for the key's project: what the agents the worker runs export their spans with. */
+  async spanToken(signal?: AbortSignal): Promise<{ token: string; expires_at: string }> {
+    return this.json('POST', 'api/auth/span-tokens/', '{}', 201, 'asking for a span token', signal);
+  }
+
+  /** Where spans are exported: the service's OTLP/HTTP traces path. */
+  get tracesUrl(): string {
+    return new URL('v1/traces', this.base).href;
+  }
+
   async run(id: string, signal?: AbortSignal): Promise<RunState> {
     return this.json('GET', `api/runs/${id}/`, undefined, 200, 'reading the run', signal);
   }

@@ -207,6 +207,8 @@ const openOperations = [
   'GET /static/swagger-ui/{file}',
   'GET /metrics',
   'GET /',
+  'GET /console',
+  'GET /console/projects',
   'GET /console/projects/{id}',
   'GET /console/agents/{id}',
   'GET /console/datasets/{id}',
@@ -351,7 +353,7 @@ openapi('every operation declares its success and error statuses', ({ document, 
     // Invalid input: bodies and query strings.
     assert.is(has(400), readsBody || route.query !== undefined || handlerErrors.has(400), `${where}: 400 exactly when it reads a body or a query`);
     // Credentials: every authenticated operation; the open ones only when they check credentials themselves (token, refresh).
-    assert.is(has(401), route.auth || handlerErrors.has(401), `${where}: 401 exactly when it needs credentials`);
+    assert.is(has(401), route.auth !== false || handlerErrors.has(401), `${where}: 401 exactly when it needs credentials`);
     // A record named in the path may not exist.
     if (path.includes('{')) assert.ok(has(404), `${where}: 404 for the record in its path`);
     // Bodies: over the size limit, or not a media type the route reads.

@@ -3,7 +3,7 @@
 // result: JSON with an output, plain text, invalid JSON, a non-zero exit, a hang, a flood, exit 75;
 // and how the worker stops: SIGTERM (grace, then kill and release, goodbye, exit 0), a second
 // signal, and a worker killed with SIGKILL whose tasks are leased again once their leases expire.
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -89,6 +89,41 @@ test('JSON with an output: the output and its score, passed, dimensions and cost
   }
   const traces = new Set(tasks.map((task: any) => task.result));
   assert.is(traces.size, 6);
+});
+
+test("a command exports its spans with the span token in OpenTelemetry's environment (never the key): they land in its result's trace; a worker naming its own OTLP endpoint keeps it", async () => {
+  const { client, apiKey, setup } = await project(2);
+  const run = await createRun(client, setup);
+  // What an OpenTelemetry SDK does with these variables: one span, a child of TRACEPARENT, sent as OTLP/JSON.
+  const agent = join(scratch, 'agent.mjs');
+  writeFileSync(agent, `
+    const [, traceId, parentId] = process.env.TRACEPARENT.split('-');
+    const headers = Object.fromEntries(process.env.OTEL_EXPORTER_OTLP_TRACES_HEADERS.split(',').map((pair) => pair.split('=').map(decodeURIComponent)));
+    const now = BigInt(Date.now()) * 1000000n;
+    const span = { traceId, spanId: process.env.OVERMIND_TASK_ID.replace(/-/g, '').slice(-16), parentSpanId: parentId, name: 'tool.search', kind: 1,
+      startTimeUnixNano: String(now), endTimeUnixNano: String(now + 1000n), attributes: [{ key: 'gen_ai.tool.name', value: { stringValue: 'search' } }] };
+    const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'agent' }, spans: [span] }] }] };
+    const exported = await fetch(process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const agents = await fetch(process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.replace('/v1/traces', '/api/agents/'), { headers });
+    console.log(JSON.stringify({ output: { exported: exported.status, agents: agents.status, key: process.env.OVERMIND_API_KEY ?? 'none', token: process.env.OVERMIND_SPAN_TOKEN === headers.Authorization.slice(7) } }));
+  `);
+  const spawned = worker(apiKey, run, `node ${agent}`);
+  assert.is(await exitOf(spawned), 0, spawned.stderr());
+  for (const row of await rowsOf(client, setup.iterations[0])) {
+    assert.equal(row.output, { exported: 200, agents: 401, key: 'none', token: true });
+    const trace = await client.get(`/api/traces/${row.trace_id}/`);
+    assert.is(trace.status, 200, trace.text);
+    assert.equal(trace.body.spans.map((span: any) => [span.name, span.parent_span_id]), [['tool.search', row.span_id]]);
+  }
+
+  const second = await createRun(client, await runSetup(client, setup.job.project, 1, 1));
+  const own = join(scratch, 'own.sh');
+  writeFileSync(own, 'printf \'{"output": {"endpoint": "%s", "headers": "%s", "token": %s}}\' "$OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" "$OTEL_EXPORTER_OTLP_TRACES_HEADERS" "${OVERMIND_SPAN_TOKEN:+true}"\n');
+  const keeping = spawnWorker(['--url', running.url, '--api-key', apiKey, '--run', second.id, '--command', `sh ${own}`], { TMPDIR: scratch, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector.example:4318' });
+  assert.is(await exitOf(keeping), 0, keeping.stderr());
+  const [kept] = await client.listAll(`/api/job-iterations/${(await tasksOf(client, second))[0].iteration}/results/`);
+  const detail = (await client.get(`/api/job-iterations/${kept.iteration}/results/${kept.id}/`)).body;
+  assert.equal(detail.output, { endpoint: '', headers: '', token: true });
 });
 
 test('plain text is the output as text; printed invalid JSON too; on a run whose scores the worker reports, a result without a score is sent as an error saying why, with the output', async () => {

@@ -115,6 +115,20 @@ export function identityRoutes(collaborators: IdentityCollaborators): Route[] {
       },
     },
     {
+      method: 'POST',
+      path: '/api/auth/span-tokens',
+      auth: true,
+      body: 'auth.span-token-create',
+      summary: 'A span token for one project: what an agent under test may hold to export its spans, and nothing more.',
+      responses: { 201: 'auth.span-token-response' },
+      async handle(ctx) {
+        const { principal, body } = ctx.state;
+        const project = body.project === undefined ? onlyProject(tenancy.visibleProjects(principal)) : tenancy.referencedProject(principal, String(body.project));
+        const { token, exp } = await tokens.issueSpans(principal.user.id, project, principal.apiKey?.id ?? null);
+        reply(ctx, 201, { token, project, expires_at: new Date(exp * 1000).toISOString() });
+      },
+    },
+    {
       method: 'GET',
       path: '/api/auth/api-keys',
       auth: true,
@@ -181,4 +195,10 @@ export function identityRoutes(collaborators: IdentityCollaborators): Route[] {
       },
     },
   ];
+}
+
+/** Where a span token asked for without `project` goes: the caller's one project (an API key's own), if it sees just one. */
+function onlyProject(visible: readonly string[]): string {
+  if (visible.length === 1) return visible[0]!;
+  throw invalid({ project: ['This field is required.'] });
 }

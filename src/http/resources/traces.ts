@@ -85,7 +85,8 @@ export function traceRoutes(collaborators: TraceCollaborators): Route[] {
     const links = await linker.linksFor(ctx.state.principal, drafts);
     const receivedAt = clock.nowMs();
     if (drafts.length === 0) return { rejected, refused: 0 };
-    const { byIteration, unlinked } = evaluationsByIteration(drafts, links);
+    // An agent under test, sending its spans with a span token, does not write its own results.
+    const { byIteration, unlinked } = ctx.state.principal.spanToken ? { byIteration: new Map<string, SpanEvaluation[]>(), unlinked: 0 } : evaluationsByIteration(drafts, links);
     // Returned, not awaited: this frame, and the export in it, ends here.
     const stored = store(drafts.map((span, index) => spanRecord(span, links[index]!, receivedAt))).then(refusedCount(rejected));
     if (byIteration.size === 0 && unlinked === 0) return stored;
@@ -113,8 +114,8 @@ export function traceRoutes(collaborators: TraceCollaborators): Route[] {
   const ingestRoute = (path: string): Route => ({
     method: 'POST',
     path,
-    auth: true,
-    summary: 'Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse.',
+    auth: 'or-span-token',
+    summary: 'Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse. Takes a span token (POST /api/auth/span-tokens/) too.',
     rawBody: { media: ['application/x-protobuf', 'application/json'], description: 'An OTLP ExportTraceServiceRequest, optionally with Content-Encoding: gzip.' },
     responses: { 200: { media: { 'application/x-protobuf': null, 'application/json': 'traces.export-response' } } },
     handle: ingest,
