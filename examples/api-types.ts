@@ -104,6 +104,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/span-tokens/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A span token for one project: what an agent under test may hold to export its spans, and nothing more. */
+        post: operations["auth_span_tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/api-keys/": {
         parameters: {
             query?: never;
@@ -766,7 +783,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse. */
+        /** Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse. Takes a span token (POST /api/auth/span-tokens/) too. */
         post: operations["v1_traces_create"];
         delete?: never;
         options?: never;
@@ -783,7 +800,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse. */
+        /** Export spans over OTLP/HTTP (protobuf or JSON, optionally gzip); answers ExportTraceServiceResponse. Takes a span token (POST /api/auth/span-tokens/) too. */
         post: operations["api_v1_traces_create"];
         delete?: never;
         options?: never;
@@ -944,6 +961,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console: projects (as at /). */
+        get: operations["console_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console: projects (as at /). */
+        get: operations["console_projects_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/projects/{id}": {
         parameters: {
             query?: never;
@@ -952,7 +1003,7 @@ export interface paths {
             cookie?: never;
         };
         /** The console: a project, its agents, recent jobs and members. */
-        get: operations["console_projects_retrieve"];
+        get: operations["console_projects_id_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1430,6 +1481,19 @@ export interface components {
             access: string;
             refresh: string;
             user: components["schemas"]["auth.user-response"];
+        };
+        /** @description The project the token exports spans to: an API key's own by default (it may name only that one); a user with one project may leave it out. */
+        "auth.span-token-create": {
+            project?: components["schemas"]["common.pk"];
+        };
+        /** @description A span token: good for exporting spans (POST /v1/traces, /api/v1/traces) to one project and nothing else, as `Authorization: Bearer <token>`; spans sent with it never write results nor create agents. It stops working when it expires, or when the API key it was issued with is revoked or expires. */
+        "auth.span-token-response": {
+            /** @description JWT, HS256, valid 24 hours. */
+            token: string;
+            /** Format: uuid */
+            project: string;
+            /** Format: date-time */
+            expires_at: string;
         };
         "auth.token": {
             email: string;
@@ -3337,6 +3401,37 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    auth_span_tokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["auth.span-token-create"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["auth.span-token-response"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     auth_api_keys_list: {
@@ -5709,7 +5804,63 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    console_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
     console_projects_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                };
+            };
+            /** @description Not Modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    console_projects_id_retrieve: {
         parameters: {
             query?: never;
             header?: never;

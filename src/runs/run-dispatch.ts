@@ -94,7 +94,8 @@ export class RunDispatch {
     if (this.leaving.has(worker.id)) return [];
     this.heard(worker.id);
     const tasks = await this.leaseNow(worker, request, freed);
-    if (tasks.length > 0 || request.waitMs === 0 || this.closed || this.waitsInVain(request)) return tasks;
+    // Its worker said goodbye meanwhile: it does not wait (the goodbye has answered its waiters).
+    if (tasks.length > 0 || request.waitMs === 0 || this.closed || this.leaving.has(worker.id) || this.waitsInVain(request)) return tasks;
     if ((this.waiters.get(worker.project)?.length ?? 0) >= this.options.limits.leaseWaitersPerProjectMax) return tasks;
     return new Promise((resolve) => {
       const waiter: Waiter = {

@@ -61,15 +61,17 @@ export class SpanLinker {
       if (id === undefined) known.checked[kind].set(hint, (id = this.linked(kind, known.project, hint)));
       return id;
     };
-    // Agents named by spans without a valid agent id are found, or created, before any span links to them.
+    // Agents named by spans without a valid agent id are found, or created, before any span links
+    // to them; a span token (an agent under test) finds them only.
     const naming: Promise<unknown>[] = [];
+    const mayCreate = principal.spanToken === undefined;
     for (const { resource, hints } of drafts) {
       const known = resourceOf(resource);
       const name = hints.agentName;
       if (name === null || known.named.has(name) || linked(known, 'agent', hints.agentId) !== null) continue;
       const agent = agentName(name);
       known.named.set(name, null);
-      if (agent) naming.push(this.agentNamed(known.project, agent).then((id) => known.named.set(name, id)));
+      if (agent) naming.push(this.agentNamed(known.project, agent, mayCreate).then((id) => known.named.set(name, id)));
     }
     await Promise.all(naming);
     return drafts.map(({ resource, hints }) => {
@@ -110,11 +112,12 @@ export class SpanLinker {
     throw new NoProjectForSpans();
   }
 
-  private agentNamed(project: string, name: string): Promise<string | null> {
+  private agentNamed(project: string, name: string, mayCreate: boolean): Promise<string | null> {
     const slug = slugify(name).slice(0, agentNameCharsMax);
     if (!slug) return Promise.resolve(null);
     const existing = liveAgentWithSlug(this.deps, project, slug);
     if (existing) return Promise.resolve(existing.id);
+    if (!mayCreate) return Promise.resolve(null);
     const key = `${project}\n${slug}`;
     let pending = this.creating.get(key);
     if (!pending) {

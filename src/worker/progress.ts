@@ -152,7 +152,9 @@ export class ProgressReporter {
       void this.readRun();
       return;
     }
-    // Log lines are 10 s apart: each waits for the run's counts read now, not those read for the line before.
+    // Log lines are 10 s apart: each waits for the run's counts read now, not those read for the
+    // line before; while a read is still pending (a slow service) the line waits for the next tick.
+    if (this.reading) return;
     void this.readRun(true).then(() => {
       if (this.stopped) return;
       this.sample();

@@ -6,11 +6,13 @@ import type { WorkerProtocol } from './worker-protocol.ts';
 
 /** How long asking for a token may take before a command starts without one. */
 const askTimeoutMs = 5_000;
+/** After a failed ask, commands start without a token this long before it is asked for again. */
+const askAgainAfterMs = 60_000;
 
 export class SpanExport {
   private current: { env: NodeJS.ProcessEnv; renewAt: number } | undefined;
   private asking: Promise<NodeJS.ProcessEnv> | undefined;
-  private failureLogged = false;
+  private failedAt: number | undefined;
 
   /**
    * `ownEndpoint`: the worker's environment names an OTLP endpoint of its own (its spans go
@@ -25,7 +27,9 @@ export class SpanExport {
 
   /** The variables to add to a command's environment ({} while no token can be had: the command runs without). */
   env(): Promise<NodeJS.ProcessEnv> {
-    if (this.current && this.nowMs() < this.current.renewAt) return Promise.resolve(this.current.env);
+    const now = this.nowMs();
+    if (this.current && now < this.current.renewAt) return Promise.resolve(this.current.env);
+    if (this.failedAt !== undefined && now < this.failedAt + askAgainAfterMs) return Promise.resolve(this.current?.env ?? {});
     this.asking ??= this.ask().finally(() => (this.asking = undefined));
     return this.asking;
   }
@@ -41,11 +45,11 @@ export class SpanExport {
       }
       const now = this.nowMs();
       this.current = { env, renewAt: now + (expiresAt - now) / 2 };
-      this.failureLogged = false;
+      this.failedAt = undefined;
       return env;
     } catch (error) {
-      if (!this.failureLogged) this.log(`no span token (commands run without one; their spans are not exported): ${error instanceof Error ? error.message : String(error)}`);
-      this.failureLogged = true;
+      if (this.failedAt === undefined) this.log(`no span token (commands run without one; their spans are not exported; asked again each minute): ${error instanceof Error ? error.message : String(error)}`);
+      this.failedAt = this.nowMs();
       return this.current?.env ?? {};
     }
   }

@@ -106,6 +106,33 @@ test('a worker that says goodbye while a lease of its own (or a completion\'s ne
   }, { kv });
 });
 
+test('a worker that says goodbye while its lease, about to wait, is still being decided: it does not wait, and a task ready later is not served to it', async () => {
+  const kv = new FaultyKv(new MemoryKv());
+  await withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const run = await createRun(member.client, await runSetup(member.client, project.id, 1, 1));
+    const leaving = await registerWorker(member.client);
+    const other = await registerWorker(member.client);
+    const release = kv.holdWrites();
+    const taken = lease(member.client, other, { max: 1 });
+    await pause(50);
+    // Its first decision is held with the store; it finds nothing ready (the other took the task).
+    const waiting = member.client.post(`/api/workers/${leaving.id}/lease/`, { max: 1, wait_ms: 4000 });
+    await pause(100);
+    const goodbye = member.client.delete(`/api/workers/${leaving.id}/`);
+    await pause(100);
+    release();
+    assert.is((await goodbye).status, 204);
+    const [task] = await taken;
+    // The task fails and is ready again after the retry delay: it must not go to the worker gone.
+    await complete(member.client, other, [{ task: task.id, lease: task.lease, status: 'error', error: 'boom' }]);
+    assert.equal((await waiting).body.tasks, []);
+    await pause(200);
+    assert.equal((await tasksOf(member.client, run, { state: 'leased' })).length, 0);
+    assert.is((await lease(member.client, other, { max: 1 })).length, 1, 'the other worker takes it');
+  }, { kv, limits: { runRetryDelayMs: 100 } });
+});
+
 test('a lease for one run that has ended answers at once, whatever its wait', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);

@@ -3,6 +3,7 @@
 // one project, and nothing else; spans sent with one never write results.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createAgent } from '../helpers/agent-fixtures.ts';
 import { createApiKey, createProject, memberWithProject, registerUser } from '../helpers/fixtures.ts';
 import { evaluated, resultsPath } from '../helpers/result-fixtures.ts';
 import { withService } from '../helpers/service.ts';
@@ -79,6 +80,19 @@ test('spans sent with a span token never write results, though they report one',
     const key = await createApiKey(member.client, project.id);
     assert.is((await postJson(client.as({ apiKey: key.key }), reporting(2))).status, 200);
     assert.is((await member.client.get(resultsPath(iteration))).body.count, 1, 'the same span sent with the key writes its result');
+  }));
+
+test('a span token links spans to an agent by name only when the agent exists: it creates none', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const existing = await createAgent(member.client, project.id, { name: 'Support Bot', slug: 'support-bot' });
+    const token = (await member.client.post('/api/auth/span-tokens/', {})).body.token as string;
+    const named = (n: number, name: string) => otlpJson({ 'service.name': 'agent', 'overmind.agent.name': name }, [{ traceId: traceId(n), spanId: spanId(n), start: baseNs, end: baseNs }]);
+    assert.is((await postJson(client.as({ token }), named(1, 'Support Bot'))).status, 200);
+    assert.is((await postJson(client.as({ token }), named(2, 'Invented Agent'))).status, 200);
+    assert.equal((await member.client.get('/api/agents/')).body.results.map((agent: any) => agent.id), [existing.id], 'no agent created');
+    assert.is((await member.client.get(`/api/traces/${traceId(1)}/`)).body.root.agent, existing.id);
+    assert.is((await member.client.get(`/api/traces/${traceId(2)}/`)).body.root.agent, null);
   }));
 
 test.run();

@@ -73,4 +73,24 @@ test('not a terminal, a run named: each line says the run as read for that line,
   });
 });
 
+test('not a terminal, a slow service: a line waits for its read, and lines do not pile up behind one read', async () => {
+  const out = stream(false);
+  let reads = 0;
+  const protocol = {
+    run: async () => {
+      reads++;
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      return { id: 'r', status: 'running', counts: { total: 10, queued: 10 - reads, leased: 0, done: reads, dead: 0, skipped: 0, cancelled: 0 } };
+    },
+  } as unknown as WorkerProtocol;
+  const reporter = new ProgressReporter({ stream: out, counts: () => counts, protocol, run: 'r', lineEveryMs: 100 });
+  reporter.start();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const lines = out.written.length;
+  await reporter.stop();
+  assert.ok(lines >= 1 && lines <= 3, `${lines} lines in 1.5 s with reads of 0.45 s`);
+  const shown = out.written.map((line) => /(\d+) of 10 tasks/.exec(line)?.[1]);
+  assert.equal(new Set(shown.slice(0, lines)).size, lines, `each line a read of its own: ${shown.join(' ')}`);
+});
+
 test.run();

@@ -29,15 +29,23 @@ test('asked once for commands starting together, kept until half its life, then 
   assert.is(asked(), 2);
 });
 
-test('a worker with an OTLP endpoint of its own gets the token alone; without a token, commands run without and it is said once', async () => {
+test('a worker with an OTLP endpoint of its own gets the token alone; without a token, commands run without, it is said once, and asked again a minute later', async () => {
+  let now = 0;
   const lines: string[] = [];
-  const failing = protocolAnswering([async () => Promise.reject(new Error('the service answered 404'))]);
-  const spans = new SpanExport(failing.protocol, true, (line) => lines.push(line));
+  let failing = true;
+  const answers = protocolAnswering([async () => (failing ? Promise.reject(new Error('the service answered 404')) : { token: 't', expires_at: new Date(now + 3_600_000).toISOString() })]);
+  const spans = new SpanExport(answers.protocol, true, (line) => lines.push(line), () => now);
   assert.equal(await spans.env(), {});
+  now += 59_000;
   assert.equal(await spans.env(), {});
-  assert.equal(lines, ['no span token (commands run without one; their spans are not exported): the service answered 404']);
-  const own = new SpanExport(protocolAnswering([async () => ({ token: 't', expires_at: new Date(Date.now() + 3_600_000).toISOString() })]).protocol, true, () => {});
-  assert.equal(await own.env(), { OVERMIND_SPAN_TOKEN: 't' });
+  assert.is(answers.asked(), 1, 'not asked again within the minute');
+  now += 2_000;
+  assert.equal(await spans.env(), {});
+  assert.is(answers.asked(), 2);
+  assert.equal(lines, ['no span token (commands run without one; their spans are not exported; asked again each minute): the service answered 404']);
+  failing = false;
+  now += 61_000;
+  assert.equal(await spans.env(), { OVERMIND_SPAN_TOKEN: 't' }, 'its own endpoint kept: the token alone');
 });
 
 test.run();
