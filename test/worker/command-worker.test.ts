@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createApiKey, memberWithProject } from '../helpers/fixtures.ts';
@@ -124,6 +125,34 @@ test("a command exports its spans with the span token in OpenTelemetry's environ
   const [kept] = await client.listAll(`/api/job-iterations/${(await tasksOf(client, second))[0].iteration}/results/`);
   const detail = (await client.get(`/api/job-iterations/${kept.iteration}/results/${kept.id}/`)).body;
   assert.equal(detail.output, { endpoint: '', headers: '', token: true });
+});
+
+test("an agent using OpenTelemetry's SDK with no settings of its own: its tool spans reach its result's trace, and the eval spec scores its tool use from them", async () => {
+  const { client, apiKey, setup } = await project(2);
+  assert.is((await client.patch(`/api/agents/${setup.agent.id}/`, { tool_config: { expected_tools: ['search', 'fetch'] }, tool_usage_weight: 10 })).status, 200);
+  const run = await createRun(client, setup, { scoring: { method: 'spec' } });
+  const agent = join(scratch, 'sdk-agent.mjs');
+  writeFileSync(agent, `
+    import { createRequire } from 'node:module';
+    const require = createRequire(${JSON.stringify(fileURLToPath(new URL('../../package.json', import.meta.url)))});
+    const api = require('@opentelemetry/api');
+    const { W3CTraceContextPropagator } = require('@opentelemetry/core');
+    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto');
+    const { BasicTracerProvider, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base');
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter())] });
+    const parent = new W3CTraceContextPropagator().extract(api.context.active(), { traceparent: process.env.TRACEPARENT }, api.defaultTextMapGetter);
+    provider.getTracer('agent').startSpan('search', { attributes: { 'gen_ai.tool.name': 'search', 'gen_ai.operation.name': 'execute_tool' } }, parent).end();
+    await provider.shutdown();
+    console.log(JSON.stringify({ output: 'done' }));
+  `);
+  const spawned = worker(apiKey, run, `node ${agent}`);
+  assert.is(await exitOf(spawned), 0, spawned.stderr());
+  for (const row of await rowsOf(client, setup.iterations[0])) {
+    assert.is(row.status, 'ok', row.error);
+    assert.is(row.dimension_scores.tool_usage, 5, 'one of the two expected tools called: half of 10 points');
+    const trace = await client.get(`/api/traces/${row.trace_id}/`);
+    assert.equal(trace.body.spans.map((span: any) => [span.name, span.span_type, span.parent_span_id]), [['search', 'tool_call', row.span_id]]);
+  }
 });
 
 test('plain text is the output as text; printed invalid JSON too; on a run whose scores the worker reports, a result without a score is sent as an error saying why, with the output', async () => {
