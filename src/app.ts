@@ -124,7 +124,7 @@ export function allRoutes(service: Collaborators): Route[] {
     ...resultRoutes({ readModel, tenancy, lists, results, resultIntake, resultAnswers, limits }),
     ...runRoutes({ registry, readModel, tenancy, lists, clock, limits, validator, results, resultIntake, dispatch: service.dispatch, placements: service.placements, runScoring: service.runScoring, rescorer: service.rescorer }),
     ...workerRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, limits, validator, results, dispatch: service.dispatch, runScoring: service.runScoring }),
-    ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, lists, clock, limits }),
+    ...traceRoutes({ registry, readModel, tenancy, traces, resultIntake, changes, validator, compute: service.compute, lists, clock, limits }),
     ...eventRoutes({ changes, tenancy, authenticator: service.authenticator, limits }),
   ];
   // The API document describes the whole table, its own routes included.

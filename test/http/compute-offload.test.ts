@@ -5,9 +5,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createIteration } from '../helpers/job-fixtures.ts';
-import { memberWithProject, type Member } from '../helpers/fixtures.ts';
+import { createApiKey, memberWithProject, type Member } from '../helpers/fixtures.ts';
 import { evaluated, resultsPath, writeResults } from '../helpers/result-fixtures.ts';
 import { start, withService } from '../helpers/service.ts';
+import { baseNs, ms, otlpJson, postJson, spanId, traceId } from '../traces/helpers.ts';
 
 /** Two iterations of one job with results on 40 datapoints, and two versions of the agent's dataset. */
 async function comparisonOf(member: Member, project: string) {
@@ -63,6 +64,32 @@ test('heavy answers are the same computed in place or on a worker thread', async
   assert.is(inPlace.answers.comparison.n_paired, 40);
   assert.match(inPlace.answers.codeDiff, /^-line 7\n\+changed 7$/m, 'the code diff, the same from a worker thread');
   assert.ok(inPlace.answers.comparison.ci95_bootstrap === undefined && inPlace.answers.comparison.score.ci95_bootstrap !== null);
+});
+
+test('an OTLP/JSON export is transcoded the same on a worker thread: the same spans stored, the same 400 for a malformed body', async () => {
+  const exportAndRead = (options: { limits?: { computeInlineMicrosMax: number } }) =>
+    withService(async ({ client, service }) => {
+      const { member, project } = await memberWithProject(client);
+      const keyClient = client.as({ apiKey: (await createApiKey(member.client, project.id)).key });
+      const spans = Array.from({ length: 50 }, (_, n) => ({
+        traceId: traceId(9), spanId: spanId(n + 1), parentSpanId: n === 0 ? undefined : spanId(1), name: `step ${n}`,
+        start: baseNs + ms(n), end: baseNs + ms(n + 1), attributes: { 'gen_ai.request.model': 'gpt-4o', 'gen_ai.usage.input_tokens': n, big: 2 ** 53 + 2 },
+      }));
+      const exported = await postJson(keyClient, otlpJson({ 'service.name': 'agent' }, spans));
+      assert.is(exported.status, 200, exported.text);
+      const malformed = await keyClient.request('POST', '/v1/traces', `{"resourceSpans": [${' '.repeat(100)}`, { 'content-type': 'application/json' });
+      assert.equal([malformed.status, malformed.body.code], [400, 'parse_error']);
+      const trace = (await member.client.get(`/api/traces/${traceId(9)}/`)).body;
+      return { offloaded: service.deps.compute.offloaded, trace, malformed: malformed.body.detail };
+    }, options);
+  const inPlace = await exportAndRead({});
+  const onWorker = await exportAndRead({ limits: { computeInlineMicrosMax: 1 } });
+  assert.is(inPlace.offloaded, 0);
+  assert.is(onWorker.offloaded, 2, 'the export and the malformed body, each transcoded on a worker');
+  const withoutIds = (value: unknown) => JSON.parse(JSON.stringify(value).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'id').replace(/"received_at":"[^"]*"/g, '"received_at":"at"'));
+  assert.equal(withoutIds(onWorker.trace), withoutIds(inPlace.trace));
+  assert.is(onWorker.trace.span_count, 50);
+  assert.is(onWorker.malformed, inPlace.malformed);
 });
 
 test('heavy work waiting for a worker is bounded: past LIMIT_COMPUTE_QUEUE_MAX it is refused with 503 and Retry-After', () =>
