@@ -8,7 +8,7 @@ const messages = {
   queue_full: 'Too many requests are waiting for this record; try again shortly.',
   stopped: 'The service is shutting down; try again shortly.',
   store_failed: 'The store could not complete the write; try again shortly.',
-  busy: 'Too many heavy answers (comparisons, diffs, summaries) are being computed; try again shortly.',
+  busy: 'Too many heavy tasks (comparisons, diffs, summaries, long OTLP/JSON exports) are being computed; try again shortly.',
 } as const;
 
 export type UnavailableReason = keyof typeof messages;

@@ -118,7 +118,9 @@ function ownedCopy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(ownedCopy);
   if (typeof value !== 'object' || value === null) return value;
   if (value instanceof Map || value instanceof Set || value instanceof Date || value instanceof RegExp) return structuredClone(value);
-  const copy: Record<string, unknown> = {};
+  // Without a prototype, so that a key named "__proto__" (a dimension may be) is a field, as
+  // structuredClone keeps it, rather than the copy's prototype.
+  const copy: Record<string, unknown> = Object.create(null);
   for (const [key, item] of Object.entries(value)) copy[key] = ownedCopy(item);
   return copy;
 }
