@@ -99,11 +99,18 @@ export class Authenticator {
     const { apiKey: keyId, project } = verified.claims;
     if (keyId !== null) {
       const apiKey = this.deps.readModel.apiKeys.get(keyId);
-      if (!apiKey || !apiKey.is_active || (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs())) {
+      if (!apiKey || this.keyRefusal(apiKey) !== null) {
         throw invalidCredentials('The API key this span token was issued with is revoked, expired or gone.', 'token_not_valid');
       }
     }
     return { ...principal, spanToken: { project } };
+  }
+
+  /** Why a key found by its hash is refused (revoked, expired), or null while it stands. */
+  private keyRefusal(apiKey: ApiKey): string | null {
+    if (!apiKey.is_active) return 'API key has been revoked.';
+    if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs()) return 'API key has expired.';
+    return null;
   }
 
   private principalOf(userId: number): Principal {
@@ -117,10 +124,8 @@ export class Authenticator {
     const hash = hashApiKey(key);
     const apiKey = readModel.apiKeysByPrefix.get(key.slice(0, apiKeyPrefixLength))?.find((candidate) => apiKeyMatches(hash, candidate.key_hash));
     if (!apiKey) throw invalidCredentials('Invalid API key.');
-    if (!apiKey.is_active) throw invalidCredentials('API key has been revoked.');
-    if (apiKey.expires_at !== null && Date.parse(apiKey.expires_at) <= this.deps.nowMs()) {
-      throw invalidCredentials('API key has expired.');
-    }
+    const refusal = this.keyRefusal(apiKey);
+    if (refusal !== null) throw invalidCredentials(refusal);
     const user = readModel.users.get(apiKey.user);
     if (!user) throw invalidCredentials('Invalid API key.');
     this.deps.keyUsed(apiKey);

@@ -78,10 +78,11 @@ export function mountRoutes(router: Router, routes: readonly Route[], checks: Re
   const { authenticator, validator, limits } = checks;
   for (const route of routes) {
     const reader = route.body ? readBody(route.bodyBytesMax) : undefined;
+    const authOptions = { spanTokens: route.auth === 'or-span-token' };
     const pipeline = async (ctx: ApiContext) => {
       checkParams(ctx.params, route.params);
       if (route.auth) {
-        const principal = authenticator.authenticate(ctx.headers, { spanTokens: route.auth === 'or-span-token' });
+        const principal = authenticator.authenticate(ctx.headers, authOptions);
         ctx.state.principal = principal instanceof Promise ? await principal : principal;
       }
       if (reader && route.body) {

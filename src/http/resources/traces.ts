@@ -241,11 +241,10 @@ function refusalReasons(malformed: number, full: number, spansPerTraceMax: numbe
  * read here.
  */
 async function decode(compute: ComputePool, body: Buffer, encoding: OtlpEncoding): Promise<ExportRequest> {
+  const transcoded = encoding === 'json' ? await compute.run({ kind: 'otlpJson', body }) : undefined;
+  if (transcoded && 'error' in transcoded) throw fail.parse(transcoded.error);
   try {
-    if (encoding === 'protobuf') return decodeExportRequest(body, encoding);
-    const transcoded = await compute.run({ kind: 'otlpJson', body });
-    if ('error' in transcoded) throw fail.parse(transcoded.error);
-    return readTranscoded(transcoded.bytes);
+    return transcoded ? readTranscoded(transcoded.bytes) : decodeExportRequest(body, encoding);
   } catch (error) {
     if (!(error instanceof OtlpDecodeError)) throw error;
     throw encoding === 'json' ? fail.parse(error.message) : fail.malformed(`Protobuf parse error - ${error.message}`);
