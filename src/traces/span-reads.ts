@@ -7,6 +7,7 @@
 // and a page stops reading once it is full whenever counters give the count. The service names
 // scan the same sources, stopping once every name the counters hold has been seen.
 import type { Filter } from '../query/filters.ts';
+import type { Key } from '../store/kv.ts';
 import type { OrderKey, RecordComparator } from '../query/ordering.ts';
 import type { Page } from '../query/pagination.ts';
 import { narrowest, othersThan, readPage, type PageSource } from '../query/read-page.ts';
@@ -89,6 +90,18 @@ export interface TraceView {
   root: SpanRecord;
   spanCount: number;
   spans: SpanRecord[];
+}
+
+/**
+ * Of a trace's span keys (SpanStore.spanKeysOfTrace: [project, start, trace_id, span_id]), those
+ * of a project the query sees and within its bounds: only they are read, so a trace of another
+ * project, or outside the bounds, answers 404 without its spans being read.
+ */
+export function visibleTraceKeys(keys: readonly Key[], query: SpanQuery): Key[] {
+  const bounds = query.bounds;
+  if (!bounds) return [];
+  const projects = new Set(query.projects);
+  return keys.filter((key) => projects.has(key[0] as string) && (key[1] as string) >= bounds.min && (key[1] as string) <= bounds.max);
 }
 
 /** Of one trace's spans (as read: src/traces/trace-answer.ts), those visible that match the query; null when there are none. */

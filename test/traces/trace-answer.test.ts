@@ -7,6 +7,8 @@ import { withService } from '../helpers/service.ts';
 import { pack, type SpanRecord } from '../../src/traces/span-record.ts';
 import type { SpanStore } from '../../src/traces/span-store.ts';
 import { spansPerSlice, traceAnswerBytes, traceAnswerChunks, traceSpansInTurns } from '../../src/traces/trace-answer.ts';
+import { visibleTraceKeys } from '../../src/traces/span-reads.ts';
+import type { SpanQuery } from '../../src/traces/span-query.ts';
 import { baseNs, ms, otlpJson, postJson, spanId, traceId } from './helpers.ts';
 
 function record(n: number): SpanRecord {
@@ -64,6 +66,17 @@ test('the spans of a trace are read a slice a turn of the event loop, those remo
   assert.is(reads, count);
   assert.equal(readsAtTurn, [spansPerSlice, 2 * spansPerSlice], 'a turn of the event loop between slices');
   assert.equal(spans.map((span) => span.tokens), Array.from({ length: count - 1 }, (_, n) => n));
+});
+
+test('only the keys of a visible project within the bounds are read: a trace of another project reads no span', () => {
+  const at = (n: number) => n.toString(16).padStart(16, '0');
+  const keys = [['mine', at(5), 't', 'a'], ['theirs', at(6), 't', 'b'], ['mine', at(9), 't', 'c'], ['mine', at(12), 't', 'd']];
+  const query = (projects: string[], bounds: SpanQuery['bounds']) => ({ projects, filters: [], bounds, searchTerms: [], searchFields: [], ordering: null }) as SpanQuery;
+  const full = { min: at(0), max: 'f'.repeat(16) };
+  assert.equal(visibleTraceKeys(keys, query(['mine'], full)).map((key) => key[3]), ['a', 'c', 'd']);
+  assert.equal(visibleTraceKeys(keys, query(['mine'], { min: at(6), max: at(9) })).map((key) => key[3]), ['c'], 'bounds inclusive');
+  assert.equal(visibleTraceKeys(keys, query(['elsewhere'], full)), [], 'another project: nothing to read');
+  assert.equal(visibleTraceKeys(keys, query(['mine', 'theirs'], null)), [], 'bounds no span can fall within: nothing to read');
 });
 
 test('GET of a trace longer than a slice answers every span in start order, chunked', () =>

@@ -13,7 +13,7 @@ import { jsonBytes, type JsonValue } from '../../traces/json-text.ts';
 import { SpanLinker } from '../../traces/linking.ts';
 import type { ExportRequest } from '../../traces/otlp-wire.ts';
 import { decodeExportRequest, encodeExportResponse, OtlpDecodeError, readTranscoded, type OtlpEncoding } from '../../traces/otlp.ts';
-import { listSpans, serviceNames, traceView } from '../../traces/span-reads.ts';
+import { listSpans, serviceNames, traceView, visibleTraceKeys } from '../../traces/span-reads.ts';
 import { parseSpanQuery, spanQuerySchema, type SpanQuery } from '../../traces/span-query.ts';
 import { spanJson, type SpanRecord } from '../../traces/span-record.ts';
 import { spansPerSlice, traceAnswerBytes, traceAnswerChunks, traceSpansInTurns } from '../../traces/trace-answer.ts';
@@ -167,7 +167,7 @@ export function traceRoutes(collaborators: TraceCollaborators): Route[] {
       async handle(ctx) {
         const traceId = ctx.params.trace_id!.toLowerCase();
         const query = spanQuery(ctx);
-        const spans = await traceSpansInTurns(traces.store, traces.store.spanKeysOfTrace(traceId));
+        const spans = await traceSpansInTurns(traces.store, visibleTraceKeys(traces.store.spanKeysOfTrace(traceId), query));
         const view = traceView(spans, query, limits.traceDetailSpansMax);
         if (!view) throw fail.notFound();
         const root = spanJson(view.root, traces.store.traceTokens(view.root.project, traceId));
