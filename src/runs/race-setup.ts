@@ -3,7 +3,7 @@
 // the version, whose values are then fixed in the run), at least one candidate, the score range
 // (the scoring's when the service scores, else declared), and the order (a race hands its
 // datapoints out in a seeded random order). Every refusal is a 400 on the field at fault.
-import type { Job } from '../domain/records.ts';
+import type { Job, JobIteration } from '../domain/records.ts';
 import { invalid, invalidPk } from '../domain/rejection.ts';
 import type { Roster } from '../domain/result-batch.ts';
 import { datapointMean, type RaceConfig } from '../domain/run-race.ts';
@@ -39,6 +39,8 @@ export interface RaceSetupInput {
   scoringRange: readonly [number, number] | null;
   /** The order as sent (undefined: not sent). */
   order: RunOrder | undefined;
+  /** Whether the caller sees an iteration: one it does not is named as one that does not exist. */
+  visible: (iteration: JobIteration) => boolean;
 }
 
 /** The race settled, or a 400 saying what is wrong. */
@@ -47,7 +49,8 @@ export function settleRace(readModel: ReadModel, results: ResultStore, input: Ra
   if (input.order === 'dataset') {
     throw invalid({ order: ['A race hands its datapoints out in a seeded random order: leave order out, or send "shuffled".'] });
   }
-  const incumbent = readModel.iterations.get(race.incumbent);
+  const found = readModel.iterations.get(race.incumbent);
+  const incumbent = found && input.visible(found) ? found : undefined;
   if (!incumbent || incumbent.job !== job.id) throw invalid({ race: { incumbent: [incumbent ? 'Must be an iteration of this job.' : invalidPk(race.incumbent)] } });
   const candidates = iterations.filter((id) => id !== race.incumbent);
   if (candidates.length === 0) throw invalid({ race: { incumbent: ['A race needs at least one candidate: an iteration of the run other than its incumbent.'] } });

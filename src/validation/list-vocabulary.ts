@@ -82,7 +82,8 @@ export function listRequestOf(
   return {
     partitions: partitionsOf(declaration, query, visible),
     filters: filtersOf(declaration, query, fixed),
-    searchTerms: typeof search === 'string' ? splitSearchTerms(search, limits.searchTermsMax) : [],
+    // DRF's SearchFilter leaves a list without search fields as it is, whatever `search` says.
+    searchTerms: typeof search === 'string' && declaration.search.length > 0 ? splitSearchTerms(search, limits.searchTermsMax) : [],
     searchFields: declaration.search,
     ordering: typeof ordering === 'string' ? parseOrdering(ordering, declaration.ordering, limits.orderingFieldsMax) : null,
   };

@@ -229,13 +229,20 @@ test('a race scored by the service takes its range from the scoring; another pro
     assert.is(clash.status, 400, clash.text);
     const stranger = await registerUser(client);
     assert.is((await stranger.client.get(`/api/runs/${run.id}/`)).status, 404);
-    const { project: theirs } = await memberWithProject(client);
     const other = await runSetup(member.client, project.id, 4, 1);
     const foreign = await member.client.post(`/api/jobs/${other.job.id}/runs/`, {
       dataset: other.dataset.id, iterations: [other.iterations[0].id], race: { incumbent: setup.iterations[0].id, score_range: [0, 1] },
     });
     assert.equal([foreign.status, foreign.body], [400, { race: { incumbent: ['Must be an iteration of this job.'] } }]);
-    assert.ok(theirs.id);
+    // Another project's iteration is named as one that does not exist: its existence is not told.
+    const { member: outsider, project: theirs } = await memberWithProject(client);
+    const outside = await runSetup(outsider.client, theirs.id, 4, 1);
+    for (const incumbent of [setup.iterations[0].id, '00000000-0000-4000-8000-000000000000']) {
+      const named = await outsider.client.post(`/api/jobs/${outside.job.id}/runs/`, {
+        dataset: outside.dataset.id, iterations: [outside.iterations[0].id], race: { incumbent, score_range: [0, 1] },
+      });
+      assert.equal([named.status, named.body], [400, { race: { incumbent: [`Invalid pk "${incumbent}" - object does not exist.`] } }]);
+    }
   }));
 
 test("attempts averaged to an ulp past the range (three scores of 0.1 make 0.10000000000000002) are taken as the range's edge: the completion is accepted, the race goes on", () =>

@@ -35,7 +35,7 @@ async function written(client: Client, setup: RunSetup): Promise<unknown> {
   return { runs, job: [job.status, job.worker_task_id], tasks, pins };
 }
 
-test('tasksPerRunMax: a run of exactly the limit is made; one task more is a 400 naming both numbers, and pins nothing', () =>
+test('tasksPerRunMax: a run of exactly the limit is made; one task more is a 400 naming both numbers, and pins nothing; it bounds max_in_flight too', () =>
   withService(async ({ client }) => {
     const { member, project } = await memberWithProject(client);
     const setup = await runSetup(member.client, project.id, 5, 2);
@@ -49,9 +49,15 @@ test('tasksPerRunMax: a run of exactly the limit is made; one task more is a 400
     const small = await member.client.post('/api/datasets/', { agent: setup.agent.id, datapoints: datapoints(3) });
     const attempts = await member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: small.body.id, iterations: [setup.iterations[1].id], attempts: 2 });
     assert.equal([attempts.status, attempts.body], [400, { non_field_errors: ['A run holds at most 5 tasks; this one would have 6.'] }]);
+    // No run has more in flight than a run may hold; a task budget is a number JSON holds exactly.
+    const runOf = (fields: object) => member.client.post(`/api/jobs/${setup.job.id}/runs/`, { dataset: setup.dataset.id, iterations: [setup.iterations[0].id], ...fields });
+    const inFlight = await runOf({ max_in_flight: 6 });
+    assert.equal([inFlight.status, inFlight.body], [400, { max_in_flight: ['Ensure this value is less than or equal to 5.'] }]);
+    const budget = await runOf({ budget: { max_tasks: 2 ** 53 } });
+    assert.equal([budget.status, budget.body], [400, { budget: { max_tasks: ['Ensure this value is less than or equal to 9007199254740991.'] } }]);
     assert.equal(await written(member.client, setup), before, 'no run, no pin');
-    const edge = await createRun(member.client, { ...setup, iterations: [setup.iterations[0]] });
-    assert.is(edge.counts.total, 5);
+    const edge = await createRun(member.client, { ...setup, iterations: [setup.iterations[0]] }, { max_in_flight: 5, budget: { max_tasks: 2 ** 53 - 1 } });
+    assert.equal([edge.counts.total, edge.max_in_flight, edge.budget.max_tasks], [5, 5, 2 ** 53 - 1]);
     assert.is(await pinOf(member.client, setup.iterations[0]), setup.dataset.id);
     assert.is(await pinOf(member.client, setup.iterations[1]), null);
   }, onDisk({ tasksPerRunMax: 5 })));

@@ -123,4 +123,18 @@ test('a task list of a run that does not exist is 404; a rate-limited answer lea
     assert.equal([listed.state, listed.tries, listed.last_error, listed.worker], ['queued', 0, null, null]);
   }, fast));
 
+test('lists without search fields (runs, tasks, workers) ignore `search`, as DRF\'s SearchFilter does', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await runSetup(member.client, project.id, 2, 1);
+    const run = await createRun(member.client, setup);
+    await registerWorker(member.client, { name: 'searched' });
+    for (const path of [`/api/jobs/${setup.job.id}/runs/`, `/api/runs/${run.id}/tasks/`, '/api/workers/']) {
+      const plain = await member.client.get(path);
+      const searched = await member.client.get(`${path}?search=nothing-matches-this`);
+      assert.is(plain.body.count, 1 + (path.endsWith('tasks/') ? 1 : 0), path);
+      assert.equal(searched.body, plain.body, path);
+    }
+  }));
+
 test.run();

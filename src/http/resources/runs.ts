@@ -118,6 +118,8 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
     if (body.attempts > limits.attemptsPerDatapointMax) errors.attempts = [`Ensure this value is less than or equal to ${limits.attemptsPerDatapointMax}.`];
     if (body.max_tries > limits.taskTriesMax) errors.max_tries = [`Ensure this value is less than or equal to ${limits.taskTriesMax}.`];
     if (body.lease_seconds > limits.leaseSecondsMax) errors.lease_seconds = [`Ensure this value is less than or equal to ${limits.leaseSecondsMax}.`];
+    // No run holds more tasks than this, so none has more in flight.
+    if (body.max_in_flight !== null && body.max_in_flight > limits.tasksPerRunMax) errors.max_in_flight = [`Ensure this value is less than or equal to ${limits.tasksPerRunMax}.`];
     if (tasks > limits.tasksPerRunMax) errors.non_field_errors = [`A run holds at most ${limits.tasksPerRunMax} tasks; this one would have ${tasks}.`];
     // A run with no task would never end (a run ends on a completion): its version has no datapoint.
     if (tasks === 0) errors.dataset = ['This dataset version has no datapoints: a run of it would have no task.'];
@@ -239,7 +241,8 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         const job = visibleJob(ctx);
         const sentOrder = (ctx.state.body as { order?: RunOrder }).order;
         const body = validator.withDefaults('runs.run', ctx.state.body as unknown as RunBody);
-        const iterations = iterationsOf(job, body.iterations, (iteration) => tenancy.canSee(principal, iteration.project));
+        const visibleIteration = (iteration: JobIteration) => tenancy.canSee(principal, iteration.project);
+        const iterations = iterationsOf(job, body.iterations, visibleIteration);
         const scoring = checkedScoring(job, body.scoring);
         const visible = (dataset: Dataset) => tenancy.canSee(principal, dataset.project);
         const rosters = iterations.map((iteration) => resultIntake.rosterFor(iteration, body.dataset, visible));
@@ -254,6 +257,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
           roster,
           scoringRange: scoring && scoreRangeOf(scoring, evalSpecOf(readModel.agents.get(job.agent!)!)),
           order: sentOrder,
+          visible: visibleIteration,
         }) : null;
         checkJobTakesRun(job, iterations);
         const id = newRunId();
