@@ -97,6 +97,9 @@ export class Authenticator {
     const principal = this.principalOf(verified.claims.userId);
     if (verified.type === 'access') return principal;
     const { apiKey: keyId, project } = verified.claims;
+    if (!this.deps.readModel.isMember(principal.user.id, project)) {
+      throw invalidCredentials('The user this span token was issued to is no longer a member of its project.', 'token_not_valid');
+    }
     if (keyId !== null) {
       const apiKey = this.deps.readModel.apiKeys.get(keyId);
       if (!apiKey || this.keyRefusal(apiKey) !== null) {

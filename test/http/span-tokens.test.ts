@@ -63,6 +63,17 @@ test('a user names the project (or has only one); a project the caller cannot se
     const key = await createApiKey(member.client, project.id);
     const elsewhere = await client.as({ apiKey: key.key }).post('/api/auth/span-tokens/', { project: second.id });
     assert.is(elsewhere.status, 400, 'an API key names only its own project');
+
+    // A user's span token stops when its user leaves the project, as a key's stops when it is revoked.
+    const membership = await member.client.post(`/api/projects/${second.id}/memberships/`, { user_id: stranger.id });
+    assert.is(membership.status, 201, membership.text);
+    const joined = await stranger.client.post('/api/auth/span-tokens/', { project: second.id });
+    assert.is(joined.status, 201, joined.text);
+    const spans = (n: number) => otlpJson({ 'service.name': 'agent' }, [{ traceId: traceId(n), spanId: spanId(n), start: baseNs, end: baseNs }]);
+    assert.is((await postJson(client.as({ token: joined.body.token }), spans(4))).status, 200);
+    assert.is((await member.client.delete(`/api/projects/${second.id}/memberships/${membership.body.id}/`)).status, 204);
+    const left = await postJson(client.as({ token: joined.body.token }), spans(5));
+    assert.equal([left.status, left.body.code], [401, 'token_not_valid'], left.text);
   }));
 
 test('spans sent with a span token never write results, though they report one', () =>
