@@ -89,7 +89,51 @@ function decoded(encoding: OtlpEncoding, read: () => ExportRequest): ExportReque
 
 /** An OTLP/JSON export request (already parsed) as a protobufjs message, ready to read or encode. */
 export function messageFromOtlpJson(json: object): Message {
-  return exportRequestType().fromObject(withBinaryIds(camelCaseKeys(json)) as Record<string, unknown>);
+  const request = exportRequestType();
+  const object = withBinaryIds(camelCaseKeys(json));
+  checkIntegers(request, object, '');
+  return request.fromObject(object as Record<string, unknown>);
+}
+
+const int32Range = [-(2n ** 31n), 2n ** 31n - 1n] as const;
+const uint32Range = [0n, 2n ** 32n - 1n] as const;
+const int64Range = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+const uint64Range = [0n, 2n ** 64n - 1n] as const;
+const integerRanges: Readonly<Record<string, readonly [bigint, bigint]>> = {
+  int32: int32Range, sint32: int32Range, sfixed32: int32Range, uint32: uint32Range, fixed32: uint32Range,
+  int64: int64Range, sint64: int64Range, sfixed64: int64Range, uint64: uint64Range, fixed64: uint64Range,
+};
+const integerText = /^-?[0-9]+$/;
+
+/**
+ * Every integer field of a message as the protobuf JSON mapping takes it: a decimal string or an
+ * integral number within the field's range. protobufjs's fromObject would wrap one out of range
+ * (modulo 2^64) and read one that is no number as 0; such a request is refused instead, as the
+ * mapping says. `path` names the field in the error.
+ */
+function checkIntegers(type: Type, message: unknown, path: string): void {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
+  for (const field of type.fieldsArray) {
+    const value = (message as Record<string, unknown>)[field.name];
+    if (value === undefined || value === null) continue;
+    const range = integerRanges[field.type];
+    const nested = field.resolve().resolvedType;
+    if (!range && !(nested && 'fieldsArray' in nested)) continue;
+    const items = field.repeated && Array.isArray(value) ? value : [value];
+    items.forEach((item, index) => {
+      const at = `${path}${field.name}${field.repeated ? `[${index}]` : ''}`;
+      if (range) checkInteger(item, range, field.type, at);
+      else checkIntegers(nested as Type, item, `${at}.`);
+    });
+  }
+}
+
+function checkInteger(value: unknown, [min, max]: readonly [bigint, bigint], typeName: string, at: string): void {
+  const integral = (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && integerText.test(value));
+  const exact = integral ? BigInt(value as number | string) : undefined;
+  if (exact === undefined || exact < min || exact > max) {
+    throw new Error(`${at}: ${JSON.stringify(value)} is not a ${typeName} (an integer from ${min} to ${max})`);
+  }
 }
 
 /** ExportTraceServiceResponse in the request's encoding, with partial_success when spans were refused. */

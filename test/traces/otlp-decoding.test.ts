@@ -37,4 +37,32 @@ test('an empty body is an empty export; anything else undecodable is an OtlpDeco
   assert.throws(() => decodeExportRequest(Buffer.from([0x0a, 0x05, 0x01]), 'protobuf'), (error: unknown) => error instanceof OtlpDecodeError);
 });
 
+test('OTLP/JSON integers out of their range, or no integers at all, are refused (protobufjs would wrap them or read 0); the edges are kept', () => {
+  const request = (span: object, attribute: object = { intValue: '1' }) => Buffer.from(JSON.stringify({
+    resourceSpans: [{ scopeSpans: [{ spans: [{
+      traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', name: 'n', startTimeUnixNano: '1', endTimeUnixNano: '2',
+      attributes: [{ key: 'a', value: { arrayValue: { values: [attribute] } } }], ...span,
+    }] }] }],
+  }));
+  const refusals: [object, object | undefined, string][] = [
+    [{ startTimeUnixNano: '18446744073709551617' }, undefined, 'resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano: "18446744073709551617" is not a fixed64'],
+    [{ endTimeUnixNano: '99999999999999999999999' }, undefined, 'endTimeUnixNano'],
+    [{ startTimeUnixNano: 'abc' }, undefined, 'startTimeUnixNano: "abc"'],
+    [{ startTimeUnixNano: '-1' }, undefined, 'startTimeUnixNano: "-1"'],
+    [{ startTimeUnixNano: 1.5 }, undefined, 'startTimeUnixNano: 1.5'],
+    [{ droppedAttributesCount: 2 ** 32 }, undefined, 'droppedAttributesCount: 4294967296 is not a uint32'],
+    [{}, { intValue: '9223372036854775808' }, 'attributes[0].value.arrayValue.values[0].intValue: "9223372036854775808" is not a int64'],
+    [{}, { intValue: 'x' }, 'intValue: "x"'],
+  ];
+  for (const [span, attribute, message] of refusals) {
+    assert.throws(() => decodeExportRequest(request(span, attribute), 'json'), (error: unknown) => error instanceof OtlpDecodeError && error.message.includes(message), message);
+  }
+  const edges = decodeExportRequest(request({ startTimeUnixNano: '18446744073709551615', endTimeUnixNano: '18446744073709551615', droppedAttributesCount: 4294967295 }, { intValue: '-9223372036854775808' }), 'json');
+  const [span] = draftSpans(edges, 8).spans;
+  assert.is(span!.start_time_ns, nanosToHex(18446744073709551615n));
+  assert.equal(shownDetail({ otlp: span!.otlp, scope_name: '', scope_version: '' }).attributes, { a: [-9223372036854775808n] });
+  const [numbers] = draftSpans(decodeExportRequest(request({ startTimeUnixNano: 2 ** 53, endTimeUnixNano: 2 ** 53 + 2 }, { intValue: -5 }), 'json'), 8).spans;
+  assert.equal([numbers!.start_time_ns, numbers!.duration_ns], [nanosToHex(2n ** 53n), 2], 'integral numbers are taken too');
+});
+
 test.run();
