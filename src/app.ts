@@ -41,6 +41,7 @@ import type { ReadModel } from './read-model.ts';
 import type { ResultIntake } from './results/result-intake.ts';
 import type { ResultAnswers } from './results/result-answers.ts';
 import type { ResultKeeper } from './results/result-keeper.ts';
+import type { GoneVersions } from './runs/gone-versions.ts';
 import type { RunDispatch } from './runs/run-dispatch.ts';
 import type { RunPlacements } from './runs/run-placements.ts';
 import type { RunRescorer } from './runs/run-rescore.ts';
@@ -82,6 +83,8 @@ export interface Collaborators {
   resultAnswers: ResultAnswers;
   /** Leased work: which run a worker's lease draws from, long polls, lease expiry (src/runs/). */
   dispatch: RunDispatch;
+  /** Fails the runs of deleted dataset versions and agents; a delete answers once they are. */
+  goneVersions: GoneVersions;
   /** Runs being created, their iterations held until their job decides. */
   placements: RunPlacements;
   /** Scoring on the server: each run's scorer, from its agent's eval spec or its scorers. */
@@ -116,8 +119,8 @@ export function allRoutes(service: Collaborators): Route[] {
       passwordHashCost: config.passwordHashCost,
     }),
     ...projectRoutes({ registry, readModel, tenancy, lists, clock }),
-    ...agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
-    ...datasetRoutes({ registry, readModel, tenancy, lists, validator, compute: service.compute, jsonCache, clock, limits }),
+    ...agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, goneVersions: service.goneVersions }),
+    ...datasetRoutes({ registry, readModel, tenancy, lists, validator, compute: service.compute, jsonCache, clock, limits, goneVersions: service.goneVersions }),
     ...jobRoutes({ registry, readModel, tenancy, lists, clock, limits }),
     ...iterationRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }),
     ...comparisonRoutes({ readModel, tenancy, lists, resultAnswers, compute: service.compute, limits }),

@@ -34,6 +34,7 @@ import { MemoryKv } from './store/memory-kv.ts';
 import { ResultKeeper } from './results/result-keeper.ts';
 import { ResultIntake } from './results/result-intake.ts';
 import { ResultAnswers } from './results/result-answers.ts';
+import { GoneVersions } from './runs/gone-versions.ts';
 import { RunDispatch } from './runs/run-dispatch.ts';
 import { RunPlacements } from './runs/run-placements.ts';
 import { RunProgress } from './runs/run-progress.ts';
@@ -42,8 +43,6 @@ import { RunRescorer } from './runs/run-rescore.ts';
 import { RunScoring } from './runs/run-scoring.ts';
 import type { AgentEvent } from './domain/agent.ts';
 import type { JobEvent } from './domain/job.ts';
-import { isEnded } from './domain/run.ts';
-import { timestamp } from './clock.ts';
 import { Tenancy } from './tenancy.ts';
 import { Traces } from './traces/traces.ts';
 import { sharedValidator } from './validation/validator.ts';
@@ -104,7 +103,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
   const changes = new ChangeFeed(config.limits, clock.nowMs() * 1000);
   const runResults = new RunResults(results);
   // Made once the registry has recovered (they read what it recovered); no commit applies before.
-  let runs: { dispatch: RunDispatch; progress: RunProgress; answers: ResultAnswers } | undefined;
+  let runs: { dispatch: RunDispatch; progress: RunProgress; answers: ResultAnswers; goneVersions: GoneVersions } | undefined;
   const started = clock.nowMs();
   const registry = Registry.recover({
     journal,
@@ -132,7 +131,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
         for (const { iteration } of written) runs.answers.prepare(iteration);
         runs.dispatch.applied(events as JobEvent[]);
       } else if (kind === 'agent') {
-        failRunsOfGoneVersions(events as AgentEvent[]);
+        runs.goneVersions.followAgent(events as AgentEvent[]);
       }
     },
     // A new run's tasks go to waiting leases in the commit that creates it.
@@ -146,30 +145,6 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
       }
     },
   });
-  /** A run cannot go on without its dataset version or its agent: deleting either fails it. */
-  const failRunsOfGoneVersions = (events: readonly AgentEvent[]) => {
-    const datasets = new Set<string>();
-    for (const event of events) {
-      if (event.type === 'DatasetDeleted') datasets.add(event.dataset.id);
-      if (event.type === 'AgentUpdated' && event.agent.is_deleted) {
-        for (const dataset of readModel.datasets.values()) if (dataset.agent === event.agent.id) datasets.add(dataset.id);
-        for (const run of readModel.runs.values()) if (readModel.jobs.get(run.job)?.agent === event.agent.id) datasets.add(run.dataset);
-      }
-    }
-    if (datasets.size === 0) return;
-    const byJob = new Map<string, { project: string; runs: string[] }>();
-    for (const run of readModel.runs.values()) {
-      if (!datasets.has(run.dataset) || isEnded(run)) continue;
-      const entry = byJob.get(run.job) ?? { project: run.project, runs: [] };
-      entry.runs.push(run.id);
-      byJob.set(run.job, entry);
-    }
-    for (const [job, { project, runs: failing }] of byJob) {
-      registry
-        .ask(registry.actor('job', job), [project], { type: 'FailRuns', runs: failing, now: timestamp(clock) })
-        .catch((error: unknown) => logger.warn({ err: error, job }, 'a run whose dataset version went could not be failed'));
-    }
-  };
   results.load();
   // Before anything writes in the background: the store reopens underneath.
   await kv.releaseRecoveryPages();
@@ -200,7 +175,8 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     },
   });
   const dispatch = new RunDispatch({ registry, readModel, clock, limits: config.limits, progressed: (run) => progress.progressed(run) });
-  runs = { dispatch, progress, answers: resultAnswers };
+  const goneVersions = new GoneVersions({ registry, readModel, clock, logger });
+  runs = { dispatch, progress, answers: resultAnswers, goneVersions };
   const resultIntake = new ResultIntake({
     results,
     readModel,
@@ -225,6 +201,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     failed: (run, error) => logger.error({ err: error, run }, 'a rescoring stopped; it resumes at the next start'),
   });
   rescorer.resumeAll();
+  goneVersions.sweep();
   const deps: Collaborators = {
     config,
     kv,
@@ -235,6 +212,7 @@ export async function createService(options: ServiceOptions = {}): Promise<Servi
     tenancy: new Tenancy(readModel, registry.gates),
     results,
     dispatch,
+    goneVersions,
     placements,
     runScoring,
     rescorer,

@@ -266,4 +266,47 @@ test("a run does not run again once an iteration of it went (deleted, or moved t
     assert.equal([gone.status, gone.body.detail], [409, "This run's dataset version, or its agent, was deleted: it cannot run again."]);
   }));
 
+test('deleting a dataset version or an agent fails its live runs before the delete answers; a run a stop left live between the two commits fails at the next start', async () => {
+  const store = new MemoryKv();
+  const kv = new FaultyKv(store);
+  let access = '';
+  let leftLive = '';
+  await withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    access = member.access;
+    for (let i = 0; i < 3; i++) {
+      const setup = await runSetup(member.client, project.id, 2, 1);
+      const run = await createRun(member.client, setup);
+      await lease(member.client, await registerWorker(member.client), { max: 1 });
+      assert.is((await member.client.delete(`/api/datasets/${setup.dataset.id}/`)).status, 204);
+      assert.equal(pick(await runOf(member.client, run)), ['failed', 'failed'], 'failed once the delete has answered');
+    }
+    const ofAgent = await runSetup(member.client, project.id, 2, 1);
+    const agentRun = await createRun(member.client, ofAgent);
+    assert.is((await member.client.delete(`/api/agents/${ofAgent.agent.id}/`)).status, 204);
+    assert.equal(pick(await runOf(member.client, agentRun)), ['failed', 'failed']);
+
+    // The version's deletion is committed, the run's failure is not (the service stops between them).
+    const last = await runSetup(member.client, project.id, 2, 1);
+    leftLive = (await createRun(member.client, last)).id;
+    kv.queueWrites();
+    const deleted = member.client.delete(`/api/datasets/${last.dataset.id}/`);
+    await until(() => kv.queued === 1, "the version's deletion");
+    await kv.settleNext();
+    await until(() => kv.queued === 1, "the run's failure");
+    await kv.settleNext(new Error('the service stopped before this commit'));
+    assert.is((await deleted).status, 204);
+    await kv.settleAll();
+    kv.discardWrites = true; // nothing more reaches the store: as a stop at once
+  }, { kv });
+  await withService(async ({ client }) => {
+    const run = await runOf(client.as({ token: access }), { id: leftLive });
+    assert.equal(pick(run), ['failed', 'failed'], 'failed at the start');
+  }, { kv: store });
+});
+
+function pick(run: { status: string; reason: string }) {
+  return [run.status, run.reason];
+}
+
 test.run();

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { newAgent, type AgentChanges, type AgentEvent } from '../../domain/agent.ts';
 import { agentWritableFields, pickPresent, type Agent } from '../../domain/records.ts';
 import { timestamp } from '../../clock.ts';
+import type { GoneVersions } from '../../runs/gone-versions.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import { agentJson, agentListItemJson, evalSpecJson } from '../representations.ts';
 import { noContent, reply, replyRecord, type ApiContext, type Route } from '../route.ts';
@@ -13,9 +14,10 @@ import type { RecordCollaborators } from '../record-collaborators.ts';
 /** What these routes use. */
 export interface AgentCollaborators extends RecordCollaborators {
   jsonCache: JsonCache;
+  goneVersions: GoneVersions;
 }
 
-export function agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock }: AgentCollaborators): Route[] {
+export function agentRoutes({ registry, readModel, tenancy, lists, jsonCache, clock, goneVersions }: AgentCollaborators): Route[] {
   const listAgents = lists.endpoint({ schema: 'agents.list-query', serialize: agentListItemJson });
 
   /** A live agent the caller may see; anything else is 404. */
@@ -82,6 +84,7 @@ export function agentRoutes({ registry, readModel, tenancy, lists, jsonCache, cl
       async handle(ctx) {
         const agent = visibleAgent(ctx);
         await registry.ask(registry.actor('agent', agent.id), [agent.project], { type: 'DeleteAgent', now: timestamp(clock) });
+        await goneVersions.settled(); // its runs read failed once this answers
         noContent(ctx);
       },
     },

@@ -9,6 +9,7 @@ import type { Limits } from '../../config.ts';
 import { newDataset, type AgentEvent, type DatapointInput, type DatasetFields } from '../../domain/agent.ts';
 import { pickPresent, type Dataset } from '../../domain/records.ts';
 import { invalid, invalidPk } from '../../domain/rejection.ts';
+import type { GoneVersions } from '../../runs/gone-versions.ts';
 import type { JsonCache } from '../../json-cache.ts';
 import { predicateFor } from '../../query/filters.ts';
 import { filtersOf, listDeclaration } from '../../validation/list-vocabulary.ts';
@@ -29,9 +30,10 @@ export interface DatasetCollaborators extends RecordCollaborators {
   compute: ComputePool;
   jsonCache: JsonCache;
   limits: Limits;
+  goneVersions: GoneVersions;
 }
 
-export function datasetRoutes({ registry, readModel, tenancy, lists, validator, compute, jsonCache, clock, limits }: DatasetCollaborators): Route[] {
+export function datasetRoutes({ registry, readModel, tenancy, lists, validator, compute, jsonCache, clock, limits, goneVersions }: DatasetCollaborators): Route[] {
   const matchesDatasetFilters = datasetFilterMatcher(validator);
 
   const visibleDataset = (ctx: ApiContext, id = ctx.params.id!): Dataset =>
@@ -115,6 +117,7 @@ export function datasetRoutes({ registry, readModel, tenancy, lists, validator, 
         const dataset = visibleDataset(ctx);
         // The dataset's agent actor stays after a soft delete: a missing one means the dataset is gone.
         await registry.ask(registry.actor('agent', dataset.agent), [dataset.project], { type: 'DeleteDataset', id: dataset.id, now: timestamp(clock) });
+        await goneVersions.settled(); // its runs read failed once this answers
         noContent(ctx);
       },
     },
