@@ -1,6 +1,7 @@
 // Routes are data: method, path, who may call, which schemas check the body and the query, and
-// the handler. One mount function gives every route the same pipeline (path ids -> auth -> body
-// -> validation -> handler), and the OpenAPI document is generated from the same table.
+// the handler. One mount function gives every route the same pipeline (path ids -> auth -> the
+// record the path names -> body -> validation -> handler), and the OpenAPI document is generated
+// from the same table.
 import type { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import type { ParameterizedContext } from 'koa';
@@ -55,6 +56,12 @@ export interface Route {
   rawBody?: { media: readonly string[]; description: string };
   /** The page sizes of a list paginated with other sizes than the service's (see paginate). */
   pageSizes?: PageSizes;
+  /**
+   * The record the path names, looked up before the body is read: one the caller cannot see is
+   * 404 whatever the body holds, as DRF's get_object() comes before the request's data is parsed.
+   * Every route with a path parameter and a body declares it.
+   */
+  target?(ctx: ApiContext): unknown;
   handle(ctx: ApiContext): Promise<void> | void;
 }
 
@@ -85,6 +92,7 @@ export function mountRoutes(router: Router, routes: readonly Route[], checks: Re
         const principal = authenticator.authenticate(ctx.headers, authOptions);
         ctx.state.principal = principal instanceof Promise ? await principal : principal;
       }
+      route.target?.(ctx);
       if (reader && route.body) {
         const raw = await reader(ctx as never);
         ctx.state.body = validator.body(route.body, raw, { partial: route.method === 'PATCH' });

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { allRoutes } from '../../src/app.ts';
 import { MemoryKv } from '../../src/store/memory-kv.ts';
 import { FaultyKv } from '../helpers/faulty-kv.ts';
 import { memberWithProject, registerUser } from '../helpers/fixtures.ts';
@@ -97,6 +98,26 @@ test('bodies that are not JSON are 415; malformed JSON is a parse error', () =>
     assert.is(proto.status, 400);
     const vendor = await member.client.request('POST', '/api/projects/', JSON.stringify({ name: 'v', slug: 'v' }), { 'content-type': 'application/vnd.api+json' });
     assert.is(vendor.status, 201);
+  }));
+
+test('a path naming no record the caller sees is 404 before its body is read, as DRF\'s get_object() comes first: malformed, wrong type or invalid', () =>
+  withService(async ({ client, service }) => {
+    const { member, project } = await memberWithProject(client);
+    const stranger = await registerUser(client);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const routes = allRoutes(service.deps).filter((route) => route.path.includes(':') && (route.body || route.rawBody) && !route.params);
+    assert.ok(routes.length >= 16, `${routes.length} routes with a path id and a body`);
+    for (const route of routes) {
+      assert.ok(route.target, `${route.method} ${route.path} declares the record its path names`);
+      const path = `${route.path.replace(/:\w+/g, unknown)}/`;
+      for (const [body, type] of [['{"broken": ', 'application/json'], ['x=1', 'text/plain'], ['{"max": -1, "results": 7}', 'application/json']]) {
+        const answer = await member.client.request(route.method, path, body, { 'content-type': type });
+        assert.equal([answer.status, answer.body], [404, { detail: 'Not found.', code: 'not_found' }], `${route.method} ${path} with ${type} ${body}`);
+      }
+    }
+    // Another's project names no record of the stranger's either.
+    const theirs = await stranger.client.request('PATCH', `/api/projects/${project.id}/`, '{"name": ', { 'content-type': 'application/json' });
+    assert.is(theirs.status, 404);
   }));
 
 test('a body that is not an object, or empty, is read as DRF reads it', () =>

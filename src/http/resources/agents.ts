@@ -73,8 +73,8 @@ export function agentRoutes({ registry, readModel, tenancy, lists, jsonCache, cl
         replyRecord(ctx, jsonCache, visibleAgent(ctx), agentJson);
       },
     },
-    { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', responses: { 200: 'agents.agent-response' }, handle: update },
-    { method: 'PATCH', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update some fields of an agent.', responses: { 200: 'agents.agent-response' }, handle: update },
+    { method: 'PUT', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update an agent (name, project and slug required).', responses: { 200: 'agents.agent-response' }, target: visibleAgent, handle: update },
+    { method: 'PATCH', path: '/api/agents/:id', auth: true, body: 'agents.agent', summary: 'Update some fields of an agent.', responses: { 200: 'agents.agent-response' }, target: visibleAgent, handle: update },
     {
       method: 'DELETE',
       path: '/api/agents/:id',

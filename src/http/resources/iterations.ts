@@ -109,8 +109,8 @@ export function iterationRoutes({ registry, readModel, tenancy, lists, jsonCache
         replyRecord(ctx, jsonCache, visibleIteration(ctx), iterationJson);
       },
     },
-    { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', responses: { 200: 'iterations.iteration-response' }, handle: update },
-    { method: 'PATCH', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Update a job iteration; another job moves it there.', responses: { 200: 'iterations.iteration-response' }, handle: update },
+    { method: 'PUT', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Replace a job iteration (iteration_name and job required).', responses: { 200: 'iterations.iteration-response' }, target: visibleIteration, handle: update },
+    { method: 'PATCH', path: '/api/job-iterations/:id', auth: true, body: 'iterations.iteration', summary: 'Update a job iteration; another job moves it there.', responses: { 200: 'iterations.iteration-response' }, target: visibleIteration, handle: update },
     {
       method: 'DELETE',
       path: '/api/job-iterations/:id',

@@ -120,8 +120,8 @@ export function jobRoutes({ registry, readModel, tenancy, lists, clock, limits }
         reply(ctx, 200, jobJson(job, readModel.iterationsOf(job), readModel.agentLabel(job.agent)));
       },
     },
-    { method: 'PUT', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update a job (fields left out keep their values).', responses: { 200: 'jobs.job-response' }, errors: [409], handle: update },
-    { method: 'PATCH', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update some fields of a job.', responses: { 200: 'jobs.job-response' }, errors: [409], handle: update },
+    { method: 'PUT', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update a job (fields left out keep their values).', responses: { 200: 'jobs.job-response' }, errors: [409], target: visibleJob, handle: update },
+    { method: 'PATCH', path: '/api/jobs/:id', auth: true, body: 'jobs.job', summary: 'Update some fields of a job.', responses: { 200: 'jobs.job-response' }, errors: [409], target: visibleJob, handle: update },
     {
       method: 'DELETE',
       path: '/api/jobs/:id',

@@ -53,6 +53,7 @@ export function resultRoutes({ readModel, tenancy, lists, results, resultIntake,
       responses: { 200: 'results.results-written-response' },
       // An iteration a live run evaluates is written by that run alone.
       errors: [409],
+      target: visibleIteration,
       async handle(ctx) {
         const { principal, body } = ctx.state;
         const iteration = visibleIteration(ctx);

@@ -236,6 +236,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         'Its iterations are pinned to the version; the job follows its runs (it is running from the first lease).',
       responses: { 201: 'runs.run-response' },
       errors: [409],
+      target: visibleJob,
       async handle(ctx) {
         const { principal } = ctx.state;
         const job = visibleJob(ctx);
@@ -329,6 +330,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         'with the `budget` sent from now on (a run whose budget is spent takes no retry without a larger one).',
       responses: { 200: 'runs.run-response' },
       errors: [409],
+      target: visibleRun,
       async handle(ctx) {
         const state = visibleRun(ctx);
         const { run } = state;
@@ -355,6 +357,7 @@ export function runRoutes({ registry, readModel, tenancy, lists, clock, limits, 
         "(from now on the run's), without running the agent again: in the background, its progress in the run's `rescore` and on the event stream.",
       responses: { 202: 'runs.run-response' },
       errors: [409],
+      target: visibleRun,
       async handle(ctx) {
         const state = visibleRun(ctx);
         const { run } = state;

@@ -293,6 +293,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
         "Lease up to `max` tasks of the worker's project (its live runs in turn, or `run`), waiting up to `wait_ms` for one when none is ready: " +
         'each with everything needed to run it and a lease token that its result must come back with before the lease expires.',
       responses: { 200: 'workers.lease-response' },
+      target: visibleWorker,
       async handle(ctx) {
         const worker = visibleWorker(ctx);
         const request = leaseRequestOf(worker, ctx.state.body);
@@ -306,6 +307,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
       body: 'workers.heartbeat',
       summary: "The worker is alive: every lease it holds lasts its run's lease_seconds from now. Answers, of the tasks it names, those it must stop.",
       responses: { 200: 'workers.heartbeat-response' },
+      target: visibleWorker,
       async handle(ctx) {
         const worker = visibleWorker(ctx);
         const named = (ctx.state.body.tasks as string[] | undefined) ?? [];
@@ -327,6 +329,7 @@ export function workerRoutes({ registry, readModel, tenancy, lists, jsonCache, c
         'stale (its lease expired or moved: nothing is written), cancelled (its run ended) or invalid (with its errors). ' +
         'With `next`, the same call leases the worker\'s next tasks, decided with these results and written in their commit: one round trip a task.',
       responses: { 200: 'workers.complete-response' },
+      target: visibleWorker,
       async handle(ctx) {
         const worker = visibleWorker(ctx);
         const items = ctx.state.body.results as CompletionBodyItem[];
