@@ -44,9 +44,10 @@ export function append(parent, children) {
  * Text that may be too long for its place: cut with an ellipsis by CSS, whole in the tooltip.
  * @param {string} text
  * @param {string} [className]
+ * @param {string} [title] the tooltip, when it says more than the text (an error's whole)
  */
-export function clipped(text, className = '') {
-  return h('span', { class: `clip ${className}`.trim(), title: text }, text);
+export function clipped(text, className = '', title = text) {
+  return h('span', { class: `clip ${className}`.trim(), title }, text);
 }
 
 /**

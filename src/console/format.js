@@ -196,3 +196,15 @@ export function ago(iso, now = Date.now()) {
   if (seconds < 48 * 3600) return `${Math.floor(seconds / 3600)} h ago`;
   return dateTime(iso);
 }
+
+/**
+ * An error's most telling line, for a one-line cell: a multi-line error (a summary such as "exit
+ * code 1" and the end of a command's stderr, a Python traceback's last line the exception) as
+ * its first line and its last. The whole is the cell's title.
+ * @param {string} error
+ */
+export function errorHeadline(error) {
+  const lines = error.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  if (lines.length <= 1) return lines[0] ?? error;
+  return `${lines[0]} · ${lines[lines.length - 1]}`;
+}

@@ -399,6 +399,15 @@ export function endedOf(counts) {
   return counts.done + counts.dead + counts.skipped + counts.cancelled;
 }
 
+/**
+ * Tasks that ran to an end (done or dead): what a run did, where endedOf counts those skipped
+ * and cancelled too (a cancelled run has every task ended, yet ran few).
+ * @param {RunCounts} counts
+ */
+export function ranOf(counts) {
+  return counts.done + counts.dead;
+}
+
 /** @param {RunStatus} status */
 export function runBadge(status) {
   return badge(status, status === 'queued' ? 'pending' : status);
@@ -435,15 +444,18 @@ export function taskBar(counts, label, className = '') {
 }
 
 /**
- * A run's progress for a table cell: a small bar, tasks ended of total, and the dead ones.
+ * A run's progress for a table cell: a small bar, tasks run of total, the dead ones, and those
+ * that will not run (skipped, cancelled).
  * @param {RunCounts} counts
  * @param {string} label the bar's accessible name
  */
 function runProgressCell(counts, label) {
+  const notRun = counts.skipped + counts.cancelled;
   return [
     taskBar(counts, label, 'small'),
-    h('span', { class: 'task-bar-text' }, `${count(endedOf(counts))} / ${count(counts.total)}`),
+    h('span', { class: 'task-bar-text', title: 'Tasks run (done or dead) of all the run\'s tasks' }, `${count(ranOf(counts))} / ${count(counts.total)}`),
     counts.dead > 0 ? [' ', h('span', { class: 'cell-note error-text' }, `${count(counts.dead)} dead`)] : null,
+    notRun > 0 ? [' ', h('span', { class: 'cell-note' }, `${count(notRun)} not run`)] : null,
   ];
 }
 

@@ -6,8 +6,8 @@
 // run.finished, race.decided and results.written.
 import { call, withQuery } from './api.js';
 import { badge, clipped, coalesce, facts, h, link, pageHead, replace, section, stat } from './dom.js';
-import { ago, count, dateTime, meanDelta, score, taskRate, timeLeft } from './format.js';
-import { endedOf, iterationList, liveStatuses, loadProgress, runBadge, summariesOneByOneMax, taskBar, taskStates } from './job-page.js';
+import { ago, count, dateTime, errorHeadline, meanDelta, score, taskRate, timeLeft } from './format.js';
+import { endedOf, iterationList, liveStatuses, loadProgress, ranOf, runBadge, summariesOneByOneMax, taskBar, taskStates } from './job-page.js';
 import { followLive } from './live.js';
 import { jobTitle } from './project-page.js';
 import { raceBounds, raceChart, raceColor, raceStateWords } from './race-chart.js';
@@ -93,10 +93,15 @@ function throttled(action, ms, signal) {
 function runSentence(run) {
   const at = dateTime(run.finished_at);
   switch (run.status) {
-    case 'queued': return `Queued since ${dateTime(run.created_at)}: waiting for a worker to lease its first task.`;
+    case 'queued':
+      // A retried run is queued again with tasks already run: it waits for its retried ones.
+      if (ranOf(run.counts) > 0) return 'Queued again (retried): waiting for a worker to lease its retried tasks.';
+      return `Queued since ${dateTime(run.created_at)}: waiting for a worker to lease its first task.`;
     case 'running': return `Running since ${dateTime(run.started_at)}.`;
     case 'cancelled': return `Cancelled ${at}: its queued and leased tasks were cancelled; the results so far are kept.`;
-    case 'failed': return `Failed ${at}: it could not go on (every task ended dead, or its dataset, agent or an iteration was deleted).`;
+    case 'failed':
+      if (run.counts.dead === run.counts.total) return `Failed ${at}: every task ended dead (see the errors below).`;
+      return `Failed ${at}: it could not go on: its dataset version, its agent or one of its iterations was deleted (or the iteration moved to another job).`;
     default:
       if (run.reason === 'budget') return `Completed ${at}: its budget was reached; the results so far are kept and the tasks not run were skipped.`;
       if (run.reason === 'decided') return `Completed ${at}: every candidate of its race was decided; the tasks not run were skipped.`;
@@ -160,7 +165,7 @@ export async function runPage({ params, signal }) {
       { label: 'Datapoint', numeric: true, cell: (task) => h('a', { href: withQuery(`/console/datasets/${run.dataset}`, { datapoint: task.datapoint }), title: `Datapoint ${task.datapoint}`, 'aria-label': `Datapoint #${task.datapoint_order}` }, `#${task.datapoint_order}`) },
       { label: 'Attempt', numeric: true, cell: (task) => String(task.attempt) },
       { label: 'Tries', numeric: true, cell: (task) => count(task.tries) },
-      { label: 'Last error', cell: (task) => clipped(task.last_error || '(no message)', 'error-text wide') },
+      { label: 'Last error', cell: (task) => (task.last_error ? clipped(errorHeadline(task.last_error), 'error-text wide', task.last_error) : clipped('(no message)', 'error-text wide')) },
     ],
   });
 
@@ -199,12 +204,10 @@ export async function runPage({ params, signal }) {
   /** The numbers and the bar: what run.progress changes. */
   function showNumbers() {
     const { counts } = run;
-    const ended = endedOf(counts);
-    const share = counts.total > 0 ? ended / counts.total : 0;
     replace(stats,
-      stat('Progress', percentOf(share), `${count(ended)} of ${count(counts.total)} tasks ended`, 'primary'),
+      progressStat(),
       ...pace(),
-      stat('Spent', score(run.spent.cost), [h('span', { class: 'note-line' }, `cost of ${count(run.spent.tasks)} ${run.spent.tasks === 1 ? 'task' : 'tasks'} run`), budgetNote()]));
+      stat('Spent', score(run.spent.cost), [h('span', { class: 'note-line' }, `over ${count(run.spent.tasks)} ${run.spent.tasks === 1 ? 'completion' : 'completions'} (each try counts)`), budgetNote()]));
     replace(tasks,
       taskBar(counts, 'Tasks ended'),
       h('ul', { class: 'task-counts', 'aria-label': 'Tasks by state' }, taskStates.map((state) =>
@@ -212,10 +215,29 @@ export async function runPage({ params, signal }) {
       h('p', { class: 'hint' }, `${count(counts.total)} tasks: ${count(run.iterations.length)} ${run.iterations.length === 1 ? 'iteration' : 'iterations'} × ${count(datapoints)} ${datapoints === 1 ? 'datapoint' : 'datapoints'} × ${count(run.attempts)} ${run.attempts === 1 ? 'attempt' : 'attempts'}.`));
   }
 
-  /** The rate and the time left (or, once ended, how long it took). */
+  /**
+   * How far a live run is (its tasks ended, skipped ones included: they are not waited for); once
+   * ended, how much of it ran (a cancelled or budget-ended run ended every task but ran few).
+   */
+  function progressStat() {
+    const { counts } = run;
+    const share = (/** @type {number} */ part) => percentOf(counts.total > 0 ? part / counts.total : 0);
+    if (liveStatuses.includes(run.status)) {
+      const ended = endedOf(counts);
+      return stat('Progress', share(ended), `${count(ended)} of ${count(counts.total)} tasks ended`, 'primary');
+    }
+    const ran = ranOf(counts);
+    const notRun = counts.skipped + counts.cancelled;
+    return stat('Ran', share(ran), [
+      h('span', { class: 'note-line' }, `${count(ran)} of ${count(counts.total)} tasks ran${counts.dead > 0 ? `, ${count(counts.dead)} dead` : ''}`),
+      notRun > 0 ? h('span', { class: 'note-line' }, `${count(notRun)} not run (${counts.skipped > 0 ? 'skipped' : 'cancelled'}${counts.skipped > 0 && counts.cancelled > 0 ? ' or cancelled' : ''})`) : null,
+    ], counts.done === 0 && counts.dead > 0 ? 'tone-error' : 'primary');
+  }
+
+  /** The rate (of tasks that ran: done or dead) and the time left (or, once ended, how long it took). */
   function pace() {
     const { counts } = run;
-    const ended = endedOf(counts);
+    const ended = ranOf(counts);
     const startedAt = run.started_at ? Date.parse(run.started_at) : null;
     if (!liveStatuses.includes(run.status)) {
       const took = startedAt !== null && run.finished_at ? (Date.parse(run.finished_at) - startedAt) / 1000 : null;
@@ -256,11 +278,13 @@ export async function runPage({ params, signal }) {
     replace(factsSlot, section('Run', facts([
       ['Job', link(`/console/jobs/${job.id}`, clipped(jobTitle(job)))],
       ['Dataset', link(`/console/datasets/${run.dataset}`, version === null ? 'dataset version' : `v${version}`)],
-      ['Status', h('span', {}, runBadge(run.status), run.reason ? [' ', h('span', { class: 'muted' }, reasonWords[run.reason] ?? run.reason.replaceAll('_', ' '))] : null)],
+      ['Status', h('span', {}, runBadge(run.status), run.reason && run.reason !== run.status ? [' ', h('span', { class: 'muted' }, reasonWords[run.reason] ?? run.reason.replaceAll('_', ' '))] : null)],
       ['Order', run.order === 'shuffled' ? `shuffled (seed ${run.seed ?? 0})` : 'dataset order'],
       ['Tries', `at most ${count(run.max_tries)} a task`],
       ['Lease', `${count(run.lease_seconds)} s, kept by heartbeats`],
-      ['In flight', `${count(run.in_flight_allowed)} allowed now${run.max_in_flight === null ? '' : `, at most ${count(run.max_in_flight)}`}`],
+      ['In flight', liveStatuses.includes(run.status)
+        ? `${count(run.in_flight_allowed)} allowed now${run.max_in_flight === null ? '' : `, at most ${count(run.max_in_flight)}`}`
+        : `none (ended)${run.max_in_flight === null ? '' : `; at most ${count(run.max_in_flight)}`}`],
       ['Budget', budget.max_cost === null && budget.max_tasks === null ? 'none' : [budget.max_cost === null ? '' : `cost ${score(budget.max_cost)}`, budget.max_tasks === null ? '' : `${count(budget.max_tasks)} tasks`].filter(Boolean).join(', ')],
       ...(run.race ? [/** @type {[string, import('./dom.js').Child]} */ (['Race', raceSettings(run.race, nameOf)])] : []),
       ['Created', dateTime(run.created_at)],
@@ -436,7 +460,9 @@ export async function runPage({ params, signal }) {
       h('p', { class: 'hint' }, 'Tasks that ended dead, their tries used up: each one\'s last error is its result row.'),
       errors.element),
     h('div', { class: 'columns' },
-      h('section', { class: 'block', dataset: { iterations: '' } }, h('h2', {}, 'Iterations'), iterationsSlot),
+      h('section', { class: 'block', dataset: { iterations: '' } }, h('h2', {}, 'Iterations'),
+        h('p', { class: 'hint' }, "Each iteration's results as they stand: a datapoint's latest result, whichever run wrote it (this run's, or an earlier one's)."),
+        iterationsSlot),
       h('section', { class: 'block', dataset: { workers: '' } },
         h('h2', {}, 'Workers'),
         h('p', { class: 'hint' }, `Registered for ${project.name}. A worker silent for longer than the run's lease (${count(run.lease_seconds)} s) loses its leases.`),

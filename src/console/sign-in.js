@@ -15,7 +15,9 @@ export function signInPage({ message, onSignedIn }) {
   const passwordForm = h('form', { class: 'sign-in-form', onsubmit: (event) => submit(event, passwordToken) },
     h('label', {}, 'Email', email),
     h('label', {}, 'Password', password),
-    h('button', { type: 'submit', class: 'button primary' }, 'Sign in'));
+    h('button', { type: 'submit', class: 'button primary' }, 'Sign in'),
+    // Accounts are made through the API (as the service this one replaces had them): say where.
+    h('p', { class: 'hint' }, 'No account yet? Register one with ', h('code', {}, 'POST /api/auth/register/'), ' (see the ', h('a', { href: '/api/docs/' }, 'API reference'), '), then sign in here.'));
   const keyForm = h('form', { class: 'sign-in-form', hidden: true, onsubmit: (event) => submit(event, keyToken) },
     h('label', {}, 'API key', apiKey),
     h('p', { class: 'hint' }, 'An API key shows its own project only.'),

@@ -1,5 +1,5 @@
 // One trace: its totals, the waterfall of its spans, and the picked span's attributes.
-import { callText } from './api.js';
+import { ApiError, callText } from './api.js';
 import { h, pageHead, stat } from './dom.js';
 import { count, duration } from './format.js';
 import { waterfall } from './waterfall.js';
@@ -11,7 +11,18 @@ import { waterfall } from './waterfall.js';
 
 /** @param {import('./router.js').PageContext} context */
 export async function tracePage({ params, signal }) {
-  const trace = parseTrace(await callText(`/api/traces/${params.trace_id}/`, { signal }));
+  let text;
+  try {
+    text = await callText(`/api/traces/${params.trace_id}/`, { signal });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    // A result names its trace whether or not the agent sent spans: say what that means.
+    return h('div', {},
+      pageHead({ trail: [['/', 'Projects'], ['/console/traces', 'Traces']], title: 'No spans yet', kind: 'Trace', id: params.trace_id ?? '' }),
+      h('p', { class: 'lead' }, 'No span of this trace has reached the service (or none of a project you can see).'),
+      h('p', { class: 'hint' }, 'A result names the trace its worker started for the task; its spans arrive only when the agent exports them over OTLP (the worker command hands each command OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and a span token for that). Spans sent later show here.'));
+  }
+  const trace = parseTrace(text);
   const errors = trace.spans.filter((span) => span.status_code === 2).length;
   const services = new Set(trace.spans.map((span) => span.service_name).filter(Boolean));
   const tokens = trace.spans.reduce((sum, span) => sum + (span.total_tokens ?? 0), 0);

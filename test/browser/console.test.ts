@@ -854,7 +854,7 @@ walk('a job evaluated by runs lists them, newest first, with their status and pr
   assert.equal(listed[1]!.counts, { total: runDatapoints, queued: 0, leased: 0, done: 30, dead: 0, skipped: 10, cancelled: 0 }, 'the budget of 30 tasks reached, the rest skipped');
   assert.equal((await rows(page, 'runs')).map((row) => row.slice(0, 3)), [
     ['baseline-prompt and concise-prompt', 'running', `${runEnded} / 80 ${runErrors.length} dead`],
-    ['friendly-prompt', 'completed budget', `${runDatapoints} / ${runDatapoints}`],
+    ['friendly-prompt', 'completed budget', `30 / ${runDatapoints} ${runDatapoints - 30} not run`],
   ]);
   assert.equal(await page.locator('[data-table="runs"] tbody a').evaluateAll((links) => links.map((a) => a.getAttribute('href'))), listed.map((run) => `/console/runs/${run.id}`));
   const bar = page.locator('[data-table="runs"] [role=progressbar]').first();
@@ -863,6 +863,11 @@ walk('a job evaluated by runs lists them, newest first, with their status and pr
   const tops = await Promise.all(['.stats', '[data-runs]', '.score-chart', '[data-table="iterations"]'].map(async (selector) => (await page.locator(selector).boundingBox())!.y));
   assert.equal(tops, [...tops].sort((a, b) => a - b), `the runs after the headline, before the chart and the iterations: ${tops.join(', ')}`);
   await assertAccessible(page, 'a job with runs');
+  // The run its budget ended ran 30 of its tasks: it says so, not "100%" (every task ended, most skipped).
+  await visit(context, `/console/runs/${runs.budgetRun}`);
+  assert.equal((await statCards(page))[0], ['Ran', '75.0%', `30 of ${runDatapoints} tasks ran${runDatapoints - 30} not run (skipped)`]);
+  assert.match((await statCards(page))[1]![2]!, /^average over the run$|^no task was leased$/);
+  assert.is(await page.locator('.facts dd').filter({ hasText: 'ended' }).first().textContent(), 'none (ended)');
   // A job without runs shows no such section.
   await visit(context, `/console/jobs/${seeded.runningJob.id}`);
   assert.ok(await page.locator('[data-runs]').isHidden(), 'no runs, no section');
@@ -891,7 +896,7 @@ walk('a run: its progress, rate and time left, tasks by state, errors, iteration
   assert.match(cards[1]![1]!, /^\d[\d,.]* tasks\/(s|min)$/);
   assert.is(cards[1]![2], 'average since it started');
   assert.equal(cards[2], ['Time left', '—', 'measured as tasks end'], 'not guessed from the average: the run may have stopped since');
-  assert.equal(cards[3], ['Spent', scoreText(run.spent.cost), `cost of ${run.spent.tasks} tasks run`]);
+  assert.equal(cards[3], ['Spent', scoreText(run.spent.cost), `over ${run.spent.tasks} completions (each try counts)`]);
   assert.is(run.spent.tasks, runEnded, 'every completion accepted counts, errors too');
 
   // Tasks by state: the counts, and the bar's parts in proportion.
@@ -914,6 +919,12 @@ walk('a run: its progress, rate and time left, tasks by state, errors, iteration
   assert.is(await firstError.getByRole('link', { name: nameOf(dead[0]!.iteration) }).getAttribute('href'), `/console/job-iterations/${dead[0]!.iteration}/results?filter=errors`);
   assert.is(await firstError.getByRole('link', { name: `Datapoint #${dead[0]!.datapoint_order}` }).getAttribute('href'), `/console/datasets/${seeded.datasets[2]!.id}?datapoint=${dead[0]!.datapoint}`);
   assert.is(await firstError.locator('.error-text').getAttribute('title'), dead[0]!.last_error, 'the whole message in the tooltip');
+  // A command's error (its summary, then its stderr's end) shows its first line and its last: the exception.
+  const headline = await page.evaluate(async () => {
+    const { errorHeadline } = await import('/static/console/format.js' as string);
+    return [errorHeadline('exit code 1\nTraceback (most recent call last):\n  File "agent.py", line 3\nValueError: could not parse 502 Bad Gateway\n'), errorHeadline('one line')];
+  });
+  assert.equal(headline, ['exit code 1 · ValueError: could not parse 502 Bad Gateway', 'one line']);
 
   // Its iterations, each linked to its results, with what they say so far.
   const { shown, expected } = await runIterationRows(context, runs.iterations.slice(0, 2));
@@ -992,7 +1003,7 @@ walk('a run\'s page follows it live: completions move its bar, counts and rate, 
   assert.match(measured[2]![1]!, /^≈ \d/);
   assert.is(measured[2]![2], 'at this rate');
   // What it spent follows too (the run asked for again after progress).
-  await page.waitForFunction((tasks) => document.querySelectorAll('.stats .stat')[3]?.querySelector('.stat-note')?.textContent === `cost of ${tasks} tasks run`, runEnded + runHeld + half, { timeout: 5_000 });
+  await page.waitForFunction((tasks) => document.querySelectorAll('.stats .stat')[3]?.querySelector('.stat-note')?.textContent === `over ${tasks} completions (each try counts)`, runEnded + runHeld + half, { timeout: 5_000 });
   await settled(page);
   await shootTop(page, '24-run-live-top'); // docs/console-run.png
 
@@ -1004,8 +1015,8 @@ walk('a run\'s page follows it live: completions move its bar, counts and rate, 
   assert.equal([run.status, run.reason], ['completed', 'all_done']);
   assert.is(await page.locator('.run-sentence').textContent(), `Completed ${dateText(run.finished_at!)}: every task ended.`);
   const cards = await statCards(page);
-  assert.equal(cards.map((card) => card[0]), ['Progress', 'Rate', 'Took', 'Spent']);
-  assert.equal(cards[0], ['Progress', '100%', '80 of 80 tasks ended']);
+  assert.equal(cards.map((card) => card[0]), ['Ran', 'Rate', 'Took', 'Spent']);
+  assert.equal(cards[0], ['Ran', '100%', `80 of 80 tasks ran, ${runErrors.length + 1} dead`]);
   assert.is(cards[1]![2], 'average over the run');
   assert.is(cards[2]![2], `ended ${dateText(run.finished_at!)}`);
   assert.equal(await shownCounts(page), countsAsShown(run.counts));
@@ -1088,7 +1099,7 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   assert.is(budgeted.status, 201, budgeted.text);
   const [one] = await lease(client, runs.workers[2]!, { max: 1, run: budgeted.body.id });
   await completeAll(client, runs.workers[2]!, [one]);
-  await firstRow(['friendly-prompt', 'completed budget', `${runDatapoints} / ${runDatapoints}`]);
+  await firstRow(['friendly-prompt', 'completed budget', `1 / ${runDatapoints} ${runDatapoints - 1} not run`]);
   await new Promise((resolve) => setTimeout(resolve, 600));
   assert.equal((await cells()).slice(1, 2), ['completed budget'], 'the trailing progress keeps the reason');
   assertNoProblems(context);
@@ -1376,6 +1387,11 @@ walk('traces: root spans with the span filters, kept in the URL', async (context
   await settled(page);
   assert.equal((await rows(page, 'traces')).map((row) => row[0]), ['answer question 11', 'answer question 8'], 'the filters survive a reload');
   assert.is(await page.inputValue('select[name=service_name]'), 'billing');
+  // A result's trace whose spans never came (the agent exports none): the page says what that means.
+  await visit(context, `/console/traces/${'ab'.repeat(16)}`);
+  assert.is(await page.locator('h1').textContent(), 'No spans yet');
+  assert.match(await page.locator('.lead').textContent() ?? '', /^No span of this trace has reached the service/);
+  await shoot(page, '10-trace-without-spans');
   assertNoProblems(context);
 });
 
