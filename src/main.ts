@@ -4,6 +4,17 @@
 import { serveOnceLoaded } from './cli/early-signals.ts';
 import { loadConfig, ConfigError } from './config.ts';
 
+// npm start is configured by the environment alone. An argument is a mistake (`worker`, or a flag
+// meant for the package's command), refused rather than ignored while a second service starts.
+const args = process.argv.slice(2);
+if (args.length > 0) {
+  console.error(
+    `npm start takes no arguments (given: ${args.join(' ')}); its configuration comes from the environment (README, "Configuration").\n` +
+      'The worker command is npm run worker -- <options> (or overmind-eval-service worker); flags such as --port are overmind-eval-service\'s (--help).',
+  );
+  process.exit(2);
+}
+
 let config;
 try {
   config = loadConfig();

@@ -3,7 +3,7 @@
 // independent of the others, opening no port until asked and leaving nothing running once closed;
 // and the package's start command (src/cli/start.ts, compiled under dist/ as the package ships it),
 // which prints the address it listens on as its first line and stops cleanly on a signal.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -230,7 +230,7 @@ test('the start command with --data-dir keeps its store there (LMDB), over STORA
   }
 });
 
-test('the start command: --help prints usage and exits 0; a bad flag exits 2 with what was wrong', async () => {
+test('the start command: --help prints usage and exits 0; a bad flag exits 2 with what was wrong; npm start\'s entry refuses any argument', async () => {
   const help = startCommand(['--help']);
   assert.is(await help.exited, 0);
   assert.match(help.stdout.join('\n'), /^Usage: overmind-eval-service/);
@@ -246,6 +246,13 @@ test('the start command: --help prints usage and exits 0; a bad flag exits 2 wit
     assert.is(await bad.exited, 2, args.join(' '));
     assert.equal(bad.stdout, [], 'nothing on stdout');
     assert.match(bad.stderr(), message);
+  }
+  // npm start's entry takes no argument: `worker` or a flag there is refused, not ignored while a service starts.
+  for (const args of [['worker', '--url', 'http://127.0.0.1:1'], ['--port', '0']]) {
+    const refused = spawnSync(process.execPath, [join(root, 'dist/src/main.js'), ...args], { env: { ...process.env, PORT: '1' }, encoding: 'utf8', timeout: 20_000 });
+    assert.is(refused.status, 2, args.join(' '));
+    assert.match(refused.stderr, /npm start takes no arguments \(given: /);
+    assert.match(refused.stderr, /npm run worker/);
   }
   const badEnv = startCommand(['--memory'], { LOG_LEVEL: 'loud' });
   assert.is(await badEnv.exited, 2);
