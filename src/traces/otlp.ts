@@ -91,7 +91,7 @@ function decoded(encoding: OtlpEncoding, read: () => ExportRequest): ExportReque
 export function messageFromOtlpJson(json: object): Message {
   const request = exportRequestType();
   const object = withBinaryIds(camelCaseKeys(json));
-  checkIntegers(request, object, '');
+  checkIntegers(request, object, []);
   return request.fromObject(object as Record<string, unknown>);
 }
 
@@ -105,35 +105,78 @@ const integerRanges: Readonly<Record<string, readonly [bigint, bigint]>> = {
 };
 const integerText = /^-?[0-9]+$/;
 
+/** A message type's fields that checkIntegers looks at: its integer fields and its message fields. */
+interface IntegerPlan {
+  integers: { name: string; type: string; range: readonly [bigint, bigint]; repeated: boolean }[];
+  messages: { name: string; type: Type; repeated: boolean }[];
+}
+
+const integerPlans = new WeakMap<Type, IntegerPlan>();
+
+function integerPlanOf(type: Type): IntegerPlan {
+  let plan = integerPlans.get(type);
+  if (!plan) {
+    plan = { integers: [], messages: [] };
+    for (const field of type.fieldsArray) {
+      const range = integerRanges[field.type];
+      const nested = field.resolve().resolvedType;
+      if (range) plan.integers.push({ name: field.name, type: field.type, range, repeated: field.repeated });
+      else if (nested && 'fieldsArray' in nested) plan.messages.push({ name: field.name, type: nested as Type, repeated: field.repeated });
+    }
+    integerPlans.set(type, plan);
+  }
+  return plan;
+}
+
 /**
  * Every integer field of a message as the protobuf JSON mapping takes it: a decimal string or an
  * integral number within the field's range. protobufjs's fromObject would wrap one out of range
  * (modulo 2^64) and read one that is no number as 0; such a request is refused instead, as the
- * mapping says. `path` names the field in the error.
+ * mapping says. `at`: the field names and indexes down to this message, written out only in an
+ * error (a path made for every span would cost more than the check).
  */
-function checkIntegers(type: Type, message: unknown, path: string): void {
+function checkIntegers(type: Type, message: unknown, at: (string | number)[]): void {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
-  for (const field of type.fieldsArray) {
-    const value = (message as Record<string, unknown>)[field.name];
+  const object = message as Record<string, unknown>;
+  const { integers, messages } = integerPlanOf(type);
+  for (const field of integers) {
+    const value = object[field.name];
     if (value === undefined || value === null) continue;
-    const range = integerRanges[field.type];
-    const nested = field.resolve().resolvedType;
-    if (!range && !(nested && 'fieldsArray' in nested)) continue;
-    const items = field.repeated && Array.isArray(value) ? value : [value];
-    items.forEach((item, index) => {
-      const at = `${path}${field.name}${field.repeated ? `[${index}]` : ''}`;
-      if (range) checkInteger(item, range, field.type, at);
-      else checkIntegers(nested as Type, item, `${at}.`);
-    });
+    if (!field.repeated || !Array.isArray(value)) {
+      if (!isIntegerIn(value, field.range)) integerRefused(value, field, [...at, field.name]);
+      continue;
+    }
+    for (let index = 0; index < value.length; index++) {
+      if (!isIntegerIn(value[index], field.range)) integerRefused(value[index], field, [...at, field.name, index]);
+    }
+  }
+  for (const { name, type: nested, repeated } of messages) {
+    const value = object[name];
+    if (value === undefined || value === null) continue;
+    at.push(name);
+    if (!repeated || !Array.isArray(value)) {
+      checkIntegers(nested, value, at);
+    } else {
+      for (let index = 0; index < value.length; index++) {
+        at.push(index);
+        checkIntegers(nested, value[index], at);
+        at.pop();
+      }
+    }
+    at.pop();
   }
 }
 
-function checkInteger(value: unknown, [min, max]: readonly [bigint, bigint], typeName: string, at: string): void {
-  const integral = (typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && integerText.test(value));
-  const exact = integral ? BigInt(value as number | string) : undefined;
-  if (exact === undefined || exact < min || exact > max) {
-    throw new Error(`${at}: ${JSON.stringify(value)} is not a ${typeName} (an integer from ${min} to ${max})`);
-  }
+function isIntegerIn(value: unknown, [min, max]: readonly [bigint, bigint]): boolean {
+  if (typeof value === 'number') return Number.isInteger(value) && BigInt(value) >= min && BigInt(value) <= max;
+  if (typeof value !== 'string' || !integerText.test(value)) return false;
+  const exact = BigInt(value);
+  return exact >= min && exact <= max;
+}
+
+function integerRefused(value: unknown, { type, range }: { type: string; range: readonly [bigint, bigint] }, at: readonly (string | number)[]): never {
+  const path = at.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').slice(1);
+  throw new Error(`${path}: ${JSON.stringify(value)} is not a ${type} (an integer from ${range[0]} to ${range[1]})`);
 }
 
 /** ExportTraceServiceResponse in the request's encoding, with partial_success when spans were refused. */
