@@ -207,6 +207,7 @@ function stopOn(loop: WorkerLoop, runner: CommandRunner, graceS: number, note: (
     }
     signalled = true;
     note(`${signal}: leasing no more; running commands get ${graceS} s to finish (${signal} again to stop at once)`);
+    runner.stoppingOn(signal);
     loop.stop();
   };
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

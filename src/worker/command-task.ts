@@ -47,6 +47,14 @@ export class CommandRunner {
     }
   };
 
+  /** The signal the worker stops on: a command that dies of it is cut short by the stop, not failed. */
+  private stopSignal: NodeJS.Signals | null = null;
+
+  /** The worker stops on `signal` (see stopSignal). */
+  stoppingOn(signal: NodeJS.Signals): void {
+    this.stopSignal = signal;
+  }
+
   /** Kills every command's group now (a second signal: the worker exits at once). */
   killAll(): void {
     for (const group of this.groups) killGroup(group);
@@ -85,12 +93,14 @@ export class CommandRunner {
     // Stopped while its code file was written or the command started: the listener came too late.
     if (signal.aborted) kill();
     const { code, signal: exitSignal } = await exitOf(child, stderr);
+    // The worker's handler for its stop signal may come a turn after the command's death from it.
+    if (exitSignal !== null && this.stopSignal === null) await new Promise((resolve) => setImmediate(resolve));
     const latencyMs = performance.now() - started;
     clearTimeout(timer);
     signal.removeEventListener('abort', kill);
     if (group !== undefined) this.endGroup(group);
     await closedWithin(child, closed, outputAfterExitMs);
-    return { code, signal: exitSignal, timedOutAfterS, stdout: stdout.text(), stdoutBytesDropped: stdout.dropped, stderrTail: stderr.text(), latencyMs };
+    return { code, signal: exitSignal, timedOutAfterS, stdout: stdout.text(), stdoutBytesDropped: stdout.dropped, stderrTail: stderr.text(), latencyMs, stopSignal: this.stopSignal };
   }
 
   /** The shell has exited: whatever it left running in its group goes with it. */

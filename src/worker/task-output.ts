@@ -37,6 +37,8 @@ export interface CommandEnd {
   stdoutBytesDropped: number;
   stderrTail: string;
   latencyMs: number;
+  /** The signal the worker is stopping on, if it is (a command that dies of it was cut short by the stop). */
+  stopSignal: string | null;
 }
 
 /** Bytes of standard output a command's run keeps (the rest is read and dropped). */
@@ -49,6 +51,9 @@ export function commandOutcome(end: CommandEnd, outputCharsMax = outputCharsMaxD
   const latency_ms = Math.max(0, end.latencyMs);
   if (end.timedOutAfterS !== null) return failed(`timed out after ${end.timedOutAfterS} s`, end.stderrTail, latency_ms);
   if (end.code === exitTempFail) return { kind: 'rate_limited' };
+  // The worker's stop signal, sent to its process group, reaches a command spawned at that moment
+  // (before it has left the group): the stop's doing, not the task's failure.
+  if (end.signal !== null && end.signal === end.stopSignal) return { kind: 'interrupted' };
   if (end.code !== 0) {
     const summary = end.signal ? `killed by ${end.signal}` : `exit code ${end.code}`;
     return failed(summary, end.stderrTail, latency_ms);

@@ -354,7 +354,7 @@ export class WorkerLoop {
     if (held.forgotten) return;
     this.counts.running--;
     this.held.delete(held.task.lease);
-    if (held.stopped) this.counts.stopped++;
+    if (held.stopped || outcome.kind === 'interrupted') this.counts.stopped++;
     else {
       if (this.recentTaskMs.push(performance.now() - held.startedAt) > recentTasksMax) this.recentTaskMs.shift();
       this.options.ran?.(held.task, outcome);
@@ -646,7 +646,7 @@ export class WorkerLoop {
   }
 }
 
-function unsentOf(held: Held, outcome: TaskOutcome): Unsent {
+function unsentOf(held: Held, outcome: SentOutcome): Unsent {
   const { id: task, lease } = held.task;
   let item: CompletionItem = outcome.kind === 'rate_limited' ? { task, lease, status: 'rate_limited' } : { task, lease, ...outcome.fields };
   let text: string;
@@ -660,8 +660,11 @@ function unsentOf(held: Held, outcome: TaskOutcome): Unsent {
   return { task, lease, run: held.task.run, item, text, bytes: Buffer.byteLength(text), refusals: 0, leaseMs: held.leaseMs };
 }
 
+/** An outcome that is sent: a result, or rate_limited. */
+type SentOutcome = Exclude<TaskOutcome, { kind: 'interrupted' }>;
+
 /** An outcome without the scores a run the service scores refuses. */
-function withoutScores(outcome: TaskOutcome): TaskOutcome {
+function withoutScores(outcome: SentOutcome): SentOutcome {
   if (outcome.kind !== 'result') return outcome;
   const { score: _score, passed: _passed, dimension_scores: _dimensions, ...fields } = outcome.fields;
   return { kind: 'result', fields };

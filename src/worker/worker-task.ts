@@ -44,8 +44,12 @@ export interface ResultFields {
   cost?: number | null;
 }
 
-/** What running a task came to: a result to send, or the agent's provider refusing it for now. */
-export type TaskOutcome = { kind: 'result'; fields: ResultFields } | { kind: 'rate_limited' };
+/**
+ * What running a task came to: a result to send, the agent's provider refusing it for now, or
+ * nothing, the task cut short by the worker's own stop (no result: its lease goes back with the
+ * goodbye, and another worker runs it with the same try).
+ */
+export type TaskOutcome = { kind: 'result'; fields: ResultFields } | { kind: 'rate_limited' } | { kind: 'interrupted' };
 
 /** A completion's item: a task's token with its result, or status rate_limited. */
 export type CompletionItem = { task: string; lease: string } & (ResultFields | { status: 'rate_limited' });

@@ -69,4 +69,19 @@ test('outputAfterExitMs: once the shell has exited, output held open by a proces
   }
 });
 
+test('a command killed by the signal the worker stops on (sent to its group as it was spawned) is interrupted, no result; by another signal, or before a stop, it failed', async () => {
+  const runner = new CommandRunner({ command: 'kill -TERM $$', timeoutS: 30 });
+  try {
+    const before = await runner.execute(task, { signal: new AbortController().signal });
+    assert.equal(before.kind === 'result' && before.fields.error, 'killed by SIGTERM', 'not stopping: an error result');
+    runner.stoppingOn('SIGTERM');
+    assert.equal(await runner.execute(task, { signal: new AbortController().signal }), { kind: 'interrupted' });
+    runner.stoppingOn('SIGINT');
+    const other = await runner.execute(task, { signal: new AbortController().signal });
+    assert.equal(other.kind === 'result' && other.fields.error, 'killed by SIGTERM', 'stopping on another signal: the task failed');
+  } finally {
+    runner.close();
+  }
+});
+
 test.run();

@@ -155,7 +155,7 @@ test('after a refusal: scores a run the service scores refuses are dropped; othe
   assert.is((long as { error: string }).error.length, 16_384);
 });
 
-const ended = (fields: Partial<CommandEnd>): CommandEnd => ({ code: 0, signal: null, timedOutAfterS: null, stdout: '', stdoutBytesDropped: 0, stderrTail: '', latencyMs: 12.5, ...fields });
+const ended = (fields: Partial<CommandEnd>): CommandEnd => ({ code: 0, signal: null, timedOutAfterS: null, stdout: '', stdoutBytesDropped: 0, stderrTail: '', latencyMs: 12.5, stopSignal: null, ...fields });
 
 test('a command\'s JSON answer with an output: the output and the scores it carries; other keys ignored', () => {
   const stdout = '  {"output": {"label": "spam"}, "score": 0.5, "passed": false, "dimension_scores": {"a": 1}, "cost": 0.01, "other": 1}\n';
@@ -187,11 +187,16 @@ test('text within the capture but past the output limit: cut to the limit and ma
   assert.is(outputFields('x'.repeat(98) + '\n', 0, 100).output, 'x'.repeat(98), 'text that fits is kept whole, unmarked');
 });
 
-test('exits: 75 is rate_limited; another code or a signal an error with the tail of stderr; a timeout says so', () => {
+test('exits: 75 is rate_limited; another code or a signal an error with the tail of stderr; a timeout says so; the worker\'s own stop signal is no result', () => {
   assert.equal(commandOutcome(ended({ code: 75, stdout: 'ignored' })), { kind: 'rate_limited' });
   assert.equal(commandOutcome(ended({ code: 2, stderrTail: 'Traceback...\nValueError: bad\n' })), { kind: 'result', fields: { status: 'error', error: 'exit code 2\nTraceback...\nValueError: bad', latency_ms: 12.5 } });
   assert.equal(commandOutcome(ended({ code: null, signal: 'SIGSEGV' })), { kind: 'result', fields: { status: 'error', error: 'killed by SIGSEGV', latency_ms: 12.5 } });
   assert.equal(commandOutcome(ended({ code: null, signal: 'SIGKILL', timedOutAfterS: 30 })), { kind: 'result', fields: { status: 'error', error: 'timed out after 30 s', latency_ms: 12.5 } });
+  // The worker's own stop signal, reaching a command spawned at that moment: no result, the task runs again elsewhere.
+  assert.equal(commandOutcome(ended({ code: null, signal: 'SIGTERM', stopSignal: 'SIGTERM' })), { kind: 'interrupted' });
+  assert.equal(commandOutcome(ended({ code: null, signal: 'SIGTERM' })), { kind: 'result', fields: { status: 'error', error: 'killed by SIGTERM', latency_ms: 12.5 } }, 'not stopping: the task failed');
+  assert.equal(commandOutcome(ended({ code: null, signal: 'SIGKILL', stopSignal: 'SIGTERM' })), { kind: 'result', fields: { status: 'error', error: 'killed by SIGKILL', latency_ms: 12.5 } }, 'another signal: the task failed');
+  assert.equal(commandOutcome(ended({ code: 1, stopSignal: 'SIGTERM' })).kind, 'result', 'an exit of its own while the worker stops: its result');
 });
 
 test('an error keeps the whole 8 KiB tail of stderr (a result keeps 16,384 characters), its end past that', () => {

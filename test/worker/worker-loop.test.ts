@@ -537,6 +537,25 @@ test('a stop while the lost-lease count cannot reach the service ends the count:
   assert.is(protocol.registered, 1);
 });
 
+test('a task cut short by the worker\'s own stop (interrupted) sends nothing: its lease goes back with the goodbye, no try used', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([leasedTask('cut short'), leasedTask('finished')]));
+  const stopping = gate();
+  const executor: Executor = async (task) => {
+    await stopping.opened;
+    return task.id === 'cut short' ? { kind: 'interrupted' } : { kind: 'result', fields: { output: 'ok', score: 1 } };
+  };
+  const loop = loopOf(protocol, executor, { graceMs: 1000, finishMs: 100, concurrency: 2 });
+  const running = loop.run();
+  await until(() => loop.counts.running === 2, 'both tasks running');
+  loop.stop();
+  stopping.open();
+  assert.is(await running, 'stopped');
+  assert.equal([loop.counts.stopped, loop.counts.done, loop.counts.errors], [1, 1, 0]);
+  assert.equal(protocol.completions.flat().map((item) => JSON.parse(item).task), ['finished'], 'only the finished task is sent');
+  assert.ok(protocol.calls.includes('goodbye worker-1'));
+});
+
 test('a stop with a grace: a task that ignores its aborted signal is not waited for past the grace; its late outcome is dropped', async () => {
   const protocol = new FakeProtocol();
   protocol.leases.push(() => leased([leasedTask('stubborn')]));
