@@ -57,6 +57,8 @@ export async function jobPage({ params, signal }) {
   const showChartNote = () => {
     const plotted = points.some((point) => point.avg_score !== null);
     replace(chartNote, plotted || points.length === 0 ? '' : 'No iteration has an avg_score yet: the chart plots the score each iteration reports. The means of their results are in the table below.');
+    // A legend of series with no value reads as bare labels ("discard: keep:"): shown once a point is.
+    chart.element.classList.toggle('nothing-plotted', !plotted);
   };
   const iterations = pagedTable({
     key: 'iterations',

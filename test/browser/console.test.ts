@@ -1076,6 +1076,7 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   assert.equal((await statCards(page))[0], ['Best score', '0.8', 'mean of results, at friendly-prompt']);
   // Its chart has nothing to plot, and says why rather than standing empty.
   assert.match((await page.locator('.chart-note').textContent()) ?? '', /No iteration has an avg_score yet/);
+  assert.ok(await page.locator('.score-chart .u-legend').isHidden(), 'no legend of bare labels');
   await settled(page);
   await shoot(page, '25-job-runs');
   await assertAccessible(page, 'a job whose run ended while its page was open');
