@@ -70,7 +70,8 @@ export function jobsTable(key, filter, signal) {
     columns: [
       { label: 'Job', cell: (job) => link(`/console/jobs/${job.id}`, clipped(jobTitle(job), 'strong')) },
       { label: 'Status', cell: (job) => badge(job.status) },
-      { label: 'Best', numeric: true, cell: (job) => h('span', { class: 'strong' }, score(job.best_score)) },
+      // The job's reported best_score; a job its runs evaluate reports none, and its page shows the best mean of results instead.
+      { label: 'Best', numeric: true, cell: (job) => (job.best_score === null ? h('span', { class: 'muted', title: 'No best_score reported: the job\'s page shows the best mean of its results' }, score(null)) : h('span', { class: 'strong' }, score(job.best_score))) },
       { label: 'Baseline', numeric: true, cell: (job) => score(job.baseline_score) },
       { label: 'Improvement', numeric: true, cell: (job) => h('span', { class: toneOf(job.improvement) }, delta(job.improvement)) },
       { label: 'Started', cell: (job) => dateTime(job.created_at) },

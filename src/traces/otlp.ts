@@ -105,9 +105,10 @@ const integerRanges: Readonly<Record<string, readonly [bigint, bigint]>> = {
 };
 const integerText = /^-?[0-9]+$/;
 
-/** A message type's fields that checkIntegers looks at: its integer fields and its message fields. */
+/** A message type's fields that checkIntegers looks at: its integer, enum and message fields. */
 interface IntegerPlan {
   integers: { name: string; type: string; range: readonly [bigint, bigint]; repeated: boolean }[];
+  enums: { name: string; type: string; values: Readonly<Record<string, number>> }[];
   messages: { name: string; type: Type; repeated: boolean }[];
 }
 
@@ -116,12 +117,13 @@ const integerPlans = new WeakMap<Type, IntegerPlan>();
 function integerPlanOf(type: Type): IntegerPlan {
   let plan = integerPlans.get(type);
   if (!plan) {
-    plan = { integers: [], messages: [] };
+    plan = { integers: [], enums: [], messages: [] };
     for (const field of type.fieldsArray) {
       const range = integerRanges[field.type];
       const nested = field.resolve().resolvedType;
       if (range) plan.integers.push({ name: field.name, type: field.type, range, repeated: field.repeated });
       else if (nested && 'fieldsArray' in nested) plan.messages.push({ name: field.name, type: nested as Type, repeated: field.repeated });
+      else if (nested && 'values' in nested && !field.repeated) plan.enums.push({ name: field.name, type: nested.name, values: nested.values });
     }
     integerPlans.set(type, plan);
   }
@@ -130,7 +132,7 @@ function integerPlanOf(type: Type): IntegerPlan {
 
 /**
  * Every integer field of a message as the protobuf JSON mapping takes it: a decimal string or an
- * integral number within the field's range. protobufjs's fromObject would wrap one out of range
+ * integral number within the field's range (and every enum field: a name or an integer). protobufjs's fromObject would wrap one out of range
  * (modulo 2^64) and read one that is no number as 0; such a request is refused instead, as the
  * mapping says. `at`: the field names and indexes down to this message, written out only in an
  * error (a path made for every span would cost more than the check).
@@ -138,7 +140,7 @@ function integerPlanOf(type: Type): IntegerPlan {
 function checkIntegers(type: Type, message: unknown, at: (string | number)[]): void {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
   const object = message as Record<string, unknown>;
-  const { integers, messages } = integerPlanOf(type);
+  const { integers, enums, messages } = integerPlanOf(type);
   for (const field of integers) {
     const value = object[field.name];
     if (value === undefined || value === null) continue;
@@ -149,6 +151,14 @@ function checkIntegers(type: Type, message: unknown, at: (string | number)[]): v
     for (let index = 0; index < value.length; index++) {
       if (!isIntegerIn(value[index], field.range)) integerRefused(value[index], field, [...at, field.name, index]);
     }
+  }
+  // An enum is one of its names or an integer (an int32: proto3's enums are open), as a number or
+  // a decimal string; protobufjs reads a name it does not know, or the integer as a string, as 0.
+  for (const field of enums) {
+    const value = object[field.name];
+    if (value === undefined || value === null || (typeof value === 'string' && Object.hasOwn(field.values, value))) continue;
+    if (!isIntegerIn(value, int32Range)) enumRefused(value, field.type, [...at, field.name]);
+    object[field.name] = Number(value);
   }
   for (const { name, type: nested, repeated } of messages) {
     const value = object[name];
@@ -175,8 +185,15 @@ function isIntegerIn(value: unknown, [min, max]: readonly [bigint, bigint]): boo
 }
 
 function integerRefused(value: unknown, { type, range }: { type: string; range: readonly [bigint, bigint] }, at: readonly (string | number)[]): never {
-  const path = at.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').slice(1);
-  throw new Error(`${path}: ${JSON.stringify(value)} is not a ${type} (an integer from ${range[0]} to ${range[1]})`);
+  throw new Error(`${pathOf(at)}: ${JSON.stringify(value)} is not a ${type} (an integer from ${range[0]} to ${range[1]})`);
+}
+
+function enumRefused(value: unknown, type: string, at: readonly (string | number)[]): never {
+  throw new Error(`${pathOf(at)}: ${JSON.stringify(value)} is not a ${type} (one of its names, or an integer)`);
+}
+
+function pathOf(at: readonly (string | number)[]): string {
+  return at.map((part) => (typeof part === 'number' ? `[${part}]` : `.${part}`)).join('').slice(1);
 }
 
 /** ExportTraceServiceResponse in the request's encoding, with partial_success when spans were refused. */

@@ -216,6 +216,9 @@ walk('a project: its agents (long names cut, whole in the tooltip), recent jobs 
   assert.is(jobs.length, 3);
   assert.ok(jobs.some((row) => row[0] === 'Support bot · prompt tuning' && row[1] === 'running'), 'the running job');
   assert.ok(jobs.some((row) => row[0] === 'Support bot · judge scoring' && row[1] === 'running'), 'the job its half-way run keeps running');
+  // A job that reports no best_score (its runs evaluate it) says where its best is.
+  const unreported = page.locator('[data-table="jobs"] tbody tr', { hasText: 'judge scoring' }).locator('td').nth(2).locator('span');
+  assert.equal([await unreported.textContent(), await unreported.getAttribute('title')], ['—', "No best_score reported: the job's page shows the best mean of its results"]);
   assert.equal((await rows(page, 'members')).map((row) => row[0]).sort(), [...seeded.members].sort());
   await shoot(page, '03-project');
   await assertAccessible(page, 'a project');

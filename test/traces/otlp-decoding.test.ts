@@ -37,7 +37,7 @@ test('an empty body is an empty export; anything else undecodable is an OtlpDeco
   assert.throws(() => decodeExportRequest(Buffer.from([0x0a, 0x05, 0x01]), 'protobuf'), (error: unknown) => error instanceof OtlpDecodeError);
 });
 
-test('OTLP/JSON integers out of their range, or no integers at all, are refused (protobufjs would wrap them or read 0); the edges are kept', () => {
+test('OTLP/JSON integers out of their range, or no integers at all, and enums neither a name nor an integer, are refused (protobufjs would wrap them or read 0); the edges are kept', () => {
   const request = (span: object, attribute: object = { intValue: '1' }) => Buffer.from(JSON.stringify({
     resourceSpans: [{ scopeSpans: [{ spans: [{
       traceId: '0102030405060708090a0b0c0d0e0f10', spanId: '0102030405060708', name: 'n', startTimeUnixNano: '1', endTimeUnixNano: '2',
@@ -63,6 +63,15 @@ test('OTLP/JSON integers out of their range, or no integers at all, are refused 
   assert.equal(shownDetail({ otlp: span!.otlp, scope_name: '', scope_version: '' }).attributes, { a: [-9223372036854775808n] });
   const [numbers] = draftSpans(decodeExportRequest(request({ startTimeUnixNano: 2 ** 53, endTimeUnixNano: 2 ** 53 + 2 }, { intValue: -5 }), 'json'), 8).spans;
   assert.equal([numbers!.start_time_ns, numbers!.duration_ns], [nanosToHex(2n ** 53n), 2], 'integral numbers are taken too');
+
+  // Enums: a name, or an integer (a number or a decimal string); protobufjs read "2" or an unknown name as 0.
+  for (const [kind, code, expected] of [['2', '2', [2, 2]], [3, 'STATUS_CODE_ERROR', [3, 2]], ['SPAN_KIND_CLIENT', 1, [3, 1]]] as const) {
+    const [enums] = draftSpans(decodeExportRequest(request({ kind, status: { code } }), 'json'), 8).spans;
+    assert.equal([enums!.kind, enums!.status_code], expected, `kind ${kind}, code ${code}`);
+  }
+  for (const [span, message] of [[{ kind: 'BOGUS' }, 'spans[0].kind: "BOGUS" is not a SpanKind'], [{ kind: 1.5 }, 'kind: 1.5'], [{ status: { code: true } }, 'status.code: true is not a StatusCode']] as const) {
+    assert.throws(() => decodeExportRequest(request(span), 'json'), (error: unknown) => error instanceof OtlpDecodeError && error.message.includes(message), message);
+  }
 });
 
 test.run();
