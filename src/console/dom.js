@@ -1,5 +1,6 @@
 // Building the page from data without ever parsing data as markup: every value a user or an
 // agent wrote reaches the page as a text node or an attribute value, never through innerHTML.
+import { errorHeadline } from './format.js';
 
 /**
  * @typedef {string | number | Node | null | undefined | false} Child
@@ -48,6 +49,14 @@ export function append(parent, children) {
  */
 export function clipped(text, className = '', title = text) {
   return h('span', { class: `clip ${className}`.trim(), title }, text);
+}
+
+/**
+ * An error in a one-line cell: its most telling line (errorHeadline), the whole in the tooltip.
+ * @param {string | null | undefined} error
+ */
+export function errorClip(error) {
+  return error ? clipped(errorHeadline(error), 'error-text wide', error) : clipped('(no message)', 'error-text wide');
 }
 
 /**

@@ -6,8 +6,8 @@
 // its job's events: results written to the iteration redraw the summary and the rows' page, the
 // first ones replacing "no results yet", and the iteration's own changes redraw the head.
 import { call, withQuery } from './api.js';
-import { badge, clipped, coalesce, facts, h, link, pageHead, replace, section, stat } from './dom.js';
-import { count, dateTime, errorHeadline, interval, mean, meanInterval, millis, percent, score } from './format.js';
+import { badge, clipped, coalesce, errorClip, facts, h, link, pageHead, replace, section, stat } from './dom.js';
+import { count, dateTime, interval, mean, meanInterval, millis, percent, score } from './format.js';
 import { followLive } from './live.js';
 import { jobTitle } from './project-page.js';
 import { setQuery } from './router.js';
@@ -208,7 +208,7 @@ function resultColumns(datasetId, attempts) {
     { label: 'Attempt', numeric: true, cell: (result) => String(result.attempt) },
     { label: 'Score', numeric: true, cell: (result) => h('span', { class: 'strong' }, score(result.score)) },
     { label: 'Passed', cell: (result) => (result.passed === null ? '—' : result.passed ? badge('passed', 'keep') : badge('failed')) },
-    { label: 'Status', cell: (result) => (result.status === 'error' ? [badge('error'), ' ', result.error ? clipped(errorHeadline(result.error), 'error-text wide', result.error) : clipped('(no message)', 'error-text wide')] : badge('ok', 'neutral')) },
+    { label: 'Status', cell: (result) => (result.status === 'error' ? [badge('error'), ' ', errorClip(result.error)] : badge('ok', 'neutral')) },
     { label: 'Latency', numeric: true, cell: (result) => millis(result.latency_ms) },
     { label: 'Trace', cell: (result) => (result.trace_id ? h('a', { href: `/console/traces/${result.trace_id}`, title: `Trace ${result.trace_id}`, 'aria-label': `Trace of ${which(result)}` }, 'Trace') : '—') },
   ];

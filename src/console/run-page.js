@@ -5,8 +5,8 @@
 // was stopped, and the tasks that saved). Followed live from its job's events: run.progress,
 // run.finished, race.decided and results.written.
 import { call, withQuery } from './api.js';
-import { badge, clipped, coalesce, facts, h, link, pageHead, replace, section, stat } from './dom.js';
-import { ago, count, dateTime, errorHeadline, meanDelta, score, taskRate, timeLeft } from './format.js';
+import { badge, clipped, coalesce, errorClip, facts, h, link, pageHead, replace, section, stat } from './dom.js';
+import { ago, count, dateTime, meanDelta, score, taskRate, timeLeft } from './format.js';
 import { endedOf, iterationList, liveStatuses, loadProgress, ranOf, runBadge, summariesOneByOneMax, taskBar, taskStates } from './job-page.js';
 import { followLive } from './live.js';
 import { jobTitle } from './project-page.js';
@@ -165,7 +165,7 @@ export async function runPage({ params, signal }) {
       { label: 'Datapoint', numeric: true, cell: (task) => h('a', { href: withQuery(`/console/datasets/${run.dataset}`, { datapoint: task.datapoint }), title: `Datapoint ${task.datapoint}`, 'aria-label': `Datapoint #${task.datapoint_order}` }, `#${task.datapoint_order}`) },
       { label: 'Attempt', numeric: true, cell: (task) => String(task.attempt) },
       { label: 'Tries', numeric: true, cell: (task) => count(task.tries) },
-      { label: 'Last error', cell: (task) => (task.last_error ? clipped(errorHeadline(task.last_error), 'error-text wide', task.last_error) : clipped('(no message)', 'error-text wide')) },
+      { label: 'Last error', cell: (task) => errorClip(task.last_error) },
     ],
   });
 
@@ -230,7 +230,7 @@ export async function runPage({ params, signal }) {
     const notRun = counts.skipped + counts.cancelled;
     return stat('Ran', share(ran), [
       h('span', { class: 'note-line' }, `${count(ran)} of ${count(counts.total)} tasks ran${counts.dead > 0 ? `, ${count(counts.dead)} dead` : ''}`),
-      notRun > 0 ? h('span', { class: 'note-line' }, `${count(notRun)} not run (${counts.skipped > 0 ? 'skipped' : 'cancelled'}${counts.skipped > 0 && counts.cancelled > 0 ? ' or cancelled' : ''})`) : null,
+      notRun > 0 ? h('span', { class: 'note-line' }, `${count(notRun)} not run (${[counts.skipped > 0 ? 'skipped' : '', counts.cancelled > 0 ? 'cancelled' : ''].filter(Boolean).join(' or ')})`) : null,
     ], counts.done === 0 && counts.dead > 0 ? 'tone-error' : 'primary');
   }
 

@@ -91,7 +91,7 @@ function decoded(encoding: OtlpEncoding, read: () => ExportRequest): ExportReque
 export function messageFromOtlpJson(json: object): Message {
   const request = exportRequestType();
   const object = withBinaryIds(camelCaseKeys(json));
-  checkIntegers(request, object, []);
+  checkNumericFields(request, object, []);
   return request.fromObject(object as Record<string, unknown>);
 }
 
@@ -105,17 +105,17 @@ const integerRanges: Readonly<Record<string, readonly [bigint, bigint]>> = {
 };
 const integerText = /^-?[0-9]+$/;
 
-/** A message type's fields that checkIntegers looks at: its integer, enum and message fields. */
-interface IntegerPlan {
+/** A message type's fields that checkNumericFields looks at: its integer, enum and message fields. */
+interface NumericFields {
   integers: { name: string; type: string; range: readonly [bigint, bigint]; repeated: boolean }[];
   enums: { name: string; type: string; values: Readonly<Record<string, number>> }[];
   messages: { name: string; type: Type; repeated: boolean }[];
 }
 
-const integerPlans = new WeakMap<Type, IntegerPlan>();
+const numericFieldsByType = new WeakMap<Type, NumericFields>();
 
-function integerPlanOf(type: Type): IntegerPlan {
-  let plan = integerPlans.get(type);
+function numericFieldsOf(type: Type): NumericFields {
+  let plan = numericFieldsByType.get(type);
   if (!plan) {
     plan = { integers: [], enums: [], messages: [] };
     for (const field of type.fieldsArray) {
@@ -125,22 +125,23 @@ function integerPlanOf(type: Type): IntegerPlan {
       else if (nested && 'fieldsArray' in nested) plan.messages.push({ name: field.name, type: nested as Type, repeated: field.repeated });
       else if (nested && 'values' in nested && !field.repeated) plan.enums.push({ name: field.name, type: nested.name, values: nested.values });
     }
-    integerPlans.set(type, plan);
+    numericFieldsByType.set(type, plan);
   }
   return plan;
 }
 
 /**
- * Every integer field of a message as the protobuf JSON mapping takes it: a decimal string or an
- * integral number within the field's range (and every enum field: a name or an integer). protobufjs's fromObject would wrap one out of range
- * (modulo 2^64) and read one that is no number as 0; such a request is refused instead, as the
- * mapping says. `at`: the field names and indexes down to this message, written out only in an
- * error (a path made for every span would cost more than the check).
+ * Every integer field of a message as the protobuf JSON mapping takes it, a decimal string or an
+ * integral number within the field's range, and every enum field, a name or an integer (made a
+ * number here). protobufjs's fromObject would wrap an integer out of range (modulo 2^64) and read
+ * anything else as 0; such a request is refused instead, as the mapping says. `at`: the field
+ * names and indexes down to this message, written out only in an error (a path made for every
+ * span would cost more than the check).
  */
-function checkIntegers(type: Type, message: unknown, at: (string | number)[]): void {
+function checkNumericFields(type: Type, message: unknown, at: (string | number)[]): void {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return;
   const object = message as Record<string, unknown>;
-  const { integers, enums, messages } = integerPlanOf(type);
+  const { integers, enums, messages } = numericFieldsOf(type);
   for (const field of integers) {
     const value = object[field.name];
     if (value === undefined || value === null) continue;
@@ -165,11 +166,11 @@ function checkIntegers(type: Type, message: unknown, at: (string | number)[]): v
     if (value === undefined || value === null) continue;
     at.push(name);
     if (!repeated || !Array.isArray(value)) {
-      checkIntegers(nested, value, at);
+      checkNumericFields(nested, value, at);
     } else {
       for (let index = 0; index < value.length; index++) {
         at.push(index);
-        checkIntegers(nested, value[index], at);
+        checkNumericFields(nested, value[index], at);
         at.pop();
       }
     }

@@ -19,6 +19,8 @@ export function projectRoutes({ registry, readModel, tenancy, lists, clock }: Re
 
   const visibleProject = (ctx: ApiContext, id: string): Project =>
     tenancy.seen(ctx.state.principal, readModel.projects.get(id), (project) => project.id);
+  /** The project a path names (`:id`, or `:project_id` under it). */
+  const pathProject = (ctx: ApiContext): Project => visibleProject(ctx, ctx.params.project_id ?? ctx.params.id!);
 
   const update = async (ctx: ApiContext) => {
     const project = visibleProject(ctx, ctx.params.id!);
@@ -70,8 +72,8 @@ export function projectRoutes({ registry, readModel, tenancy, lists, clock }: Re
         reply(ctx, 200, projectJson(visibleProject(ctx, ctx.params.id!)));
       },
     },
-    { method: 'PUT', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Replace a project.', responses: { 200: 'projects.project-response' }, target: (ctx) => visibleProject(ctx, ctx.params.id!), handle: update },
-    { method: 'PATCH', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Update a project.', responses: { 200: 'projects.project-response' }, target: (ctx) => visibleProject(ctx, ctx.params.id!), handle: update },
+    { method: 'PUT', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Replace a project.', responses: { 200: 'projects.project-response' }, target: pathProject, handle: update },
+    { method: 'PATCH', path: '/api/projects/:id', auth: true, body: 'projects.project', summary: 'Update a project.', responses: { 200: 'projects.project-response' }, target: pathProject, handle: update },
     {
       method: 'DELETE',
       path: '/api/projects/:id',
@@ -104,7 +106,7 @@ export function projectRoutes({ registry, readModel, tenancy, lists, clock }: Re
       body: 'memberships.membership-add',
       summary: 'Add a member by user_id or email (an existing member answers as is).',
       responses: { 201: 'memberships.membership-response' },
-      target: (ctx) => visibleProject(ctx, ctx.params.project_id!),
+      target: pathProject,
       async handle(ctx) {
         const project = visibleProject(ctx, ctx.params.project_id!);
         const user = memberToAdd(readModel, ctx.state.body);
