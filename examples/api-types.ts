@@ -3063,6 +3063,8 @@ export interface components {
             attempt: number;
             /** @description 1 for the first try; one more after each error result. */
             try: number;
+            /** @description The run names a scoring: the service scores each ok result from its output, and a result that carries score, passed or dimension_scores of its own is refused. Otherwise every ok result carries its score. */
+            scored_by_service: boolean;
         };
         "workers.worker": {
             /** @description What to call it (a host's name and a number, say). */

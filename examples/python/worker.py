@@ -187,12 +187,7 @@ def item_of(task, answer, latency_ms, trace_id, span_id):
 def after_refusal(item, errors, refusals):
     """What to send after the service refused an item as invalid, or None (see worker-decisions.ts)."""
     named = list(errors) if isinstance(errors, dict) else []
-    if refusals >= 2 or item.get("status") == "rate_limited" or "task" in named or "lease" in named:
-        return None
-    carried = [field for field in SCORE_FIELDS if field in item]
-    if refusals == 0 and carried and named and all(field in SCORE_FIELDS for field in named):
-        return {key: value for key, value in item.items() if key not in SCORE_FIELDS}
-    if item.get("status") == "error" and refusals >= 1:
+    if refusals >= 1 or item.get("status") == "rate_limited" or "task" in named or "lease" in named:
         return None
     error = fit_error("the service refused this result: " + json.dumps(errors))
     kept = {field: item[field] for field in ("output", "trace_id", "span_id", "latency_ms", "cost") if field in item and field not in named}
@@ -205,11 +200,10 @@ class Worker:
         self.concurrency, self.batch, self.grace, self.name = concurrency, batch, grace, name
         self.lock = threading.Condition()
         self.held = {}          # task id -> {"task", "lease_s", "stopped"}
-        self.unsent = []        # [{"item", "refusals", "lease_s", "run"}]
+        self.unsent = []        # [{"item", "refusals", "lease_s"}]
         self.sending = []
         self.stopping = threading.Event()
         self.finished = threading.Event()
-        self.scored_runs = set()
         self.counts = {"done": 0, "errors": 0, "rate_limited": 0, "stale": 0, "cancelled": 0, "refused": 0, "stopped": 0}
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="task")
         self.worker_id = None
@@ -349,9 +343,9 @@ class Worker:
             elif held["stopped"]:
                 self.counts["stopped"] += 1
             else:
-                if task["run"] in self.scored_runs:
+                if task["scored_by_service"]:  # the service scores its run, and refuses scores of the function's own
                     item = {key: value for key, value in item.items() if key not in SCORE_FIELDS}
-                self.unsent.append({"item": item, "refusals": 0, "lease_s": held["lease_s"], "run": task["run"]})
+                self.unsent.append({"item": item, "refusals": 0, "lease_s": held["lease_s"]})
             self.lock.notify_all()
 
     def still_mine(self, task_id):
@@ -423,9 +417,7 @@ class Worker:
                 self.counts["refused"] += 1
                 log(f"task {item['task']}: the service refused its result ({json.dumps(result.get('errors'))})")
                 return
-            if again.get("status") != "error" and one["run"] not in self.scored_runs:
-                self.scored_runs.add(one["run"])
-                log(f"run {one['run']} is scored by the service: its results are sent without the function's own scores")
+            log(f"task {item['task']}: the service refused its result ({json.dumps(result.get('errors'))}); sending an error result saying why")
             self.unsent.insert(0, {**one, "item": again, "refusals": one["refusals"] + 1})
 
     # ---- heartbeats and progress ----

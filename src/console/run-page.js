@@ -242,8 +242,9 @@ export async function runPage({ params, signal }) {
     if (!liveStatuses.includes(run.status)) {
       const took = startedAt !== null && run.finished_at ? (Date.parse(run.finished_at) - startedAt) / 1000 : null;
       return [
-        stat('Rate', taskRate(took && took > 0 ? ended / took : null), took && took > 0 ? 'average over the run' : 'no task was leased'),
-        stat('Took', timeLeft(took), `ended ${dateTime(run.finished_at)}`),
+        // From the first lease to the end: a retried run's time between its first end and its retry counts too.
+        stat('Rate', taskRate(took && took > 0 ? ended / took : null), took && took > 0 ? 'average from its first lease to its end' : 'no task was leased'),
+        stat('Took', timeLeft(took), `first lease to end; ended ${dateTime(run.finished_at)}`),
       ];
     }
     if (startedAt === null) return [stat('Rate', '—', 'no task leased yet'), stat('Time left', '—', 'waiting for a worker')];

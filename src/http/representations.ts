@@ -255,7 +255,8 @@ export function leasedTaskText(leased: LeasedTask, iterationText: string, datapo
   const { run: record, position, token, expiresAt } = leased;
   return (
     `{"id":"${taskIdOf(record.id, position)}","lease":"${token}","lease_expires_at":"${new Date(expiresAt).toISOString()}",` +
-    `"run":"${record.id}","iteration":${iterationText},"datapoint":${datapointText},"attempt":${position % record.attempts},"try":${tries + 1}}`
+    `"run":"${record.id}","iteration":${iterationText},"datapoint":${datapointText},"attempt":${position % record.attempts},"try":${tries + 1},` +
+    `"scored_by_service":${record.scoring !== null}}`
   );
 }
 

@@ -121,7 +121,6 @@ function checkParams(params: Record<string, string>, patterns: Route['params']):
   }
 }
 
-/** Sends a JSON body with a status. */
 /**
  * Sends a JSON body with a status, written out once here: Koa given the object itself would write
  * it out twice, once to learn its length and once to send it (a 100-task lease answered in ~75 us

@@ -171,31 +171,21 @@ export function completionChunk(sizes: readonly number[], itemsMax = completionI
   return count;
 }
 
-/** A result's own scores: refused on a run whose scores the service computes. */
-const scoreFields = ['score', 'passed', 'dimension_scores'] as const;
-
 /**
  * What to send after the service refused an item as invalid (`refusals` times before this one),
  * or null to send nothing more (its lease then runs out and the task is leased again).
- * - Its errors name only the item's own scores (a run the service scores refuses them): the
- *   item again without them.
- * - Otherwise, once: an error result saying why (with the output, unless the output was refused),
- *   so the task is tried again or ends dead with the reason as its result rather than waiting for
- *   its lease to run out.
- * - A refused error result, a refused rate_limited item, or an item of a task the service does
- *   not know: nothing.
+ * - The first time: an error result saying why (with the output, unless the output was refused), so the
+ *   task is tried again or ends dead with the reason as its result rather than waiting for its
+ *   lease to run out. (A score the command gives is never dropped to get a result accepted: a run
+ *   the service scores says so on each task it hands out, and its results are sent without them
+ *   from the start; on any other run a refused score is the command's error.)
+ * - That error result refused too, a refused rate_limited item, or an item of a task the service
+ *   does not know: nothing.
  */
 export function afterRefusal(item: CompletionItem, errors: unknown, refusals: number): CompletionItem | null {
-  if (refusals >= 2 || item.status === 'rate_limited') return null;
+  if (refusals >= 1 || item.status === 'rate_limited') return null;
   const named = errors && typeof errors === 'object' ? Object.keys(errors) : [];
   if (named.includes('task') || named.includes('lease')) return null;
-  const carried = scoreFields.filter((field) => field in item);
-  if (refusals === 0 && carried.length > 0 && named.length > 0 && named.every((field) => (scoreFields as readonly string[]).includes(field))) {
-    const stripped: Record<string, unknown> = { ...item };
-    for (const field of carried) delete stripped[field];
-    return stripped as CompletionItem;
-  }
-  if (item.status === 'error' && refusals >= 1) return null;
   const error = fitError(`the service refused this result: ${JSON.stringify(errors ?? {})}`);
   // What it answered stays with the error (unless the output was what was refused), its trace and time too.
   const kept: Record<string, unknown> = { task: item.task, lease: item.lease, status: 'error', error };

@@ -111,7 +111,6 @@ interface Unsent {
   task: string;
   /** The lease token its copy of the task was run under. */
   lease: string;
-  run: string;
   item: CompletionItem;
   text: string;
   bytes: number;
@@ -171,8 +170,6 @@ export class WorkerLoop {
   private leaseInFlight = false;
   /** A completion on its way carries the next lease (its `next`): the lease loop leaves leasing to it. */
   private leaseRidesAlong = false;
-  /** Runs that refused a result's own scores: the service scores them (at most the runs the worker met). */
-  private readonly scoredRuns = new Set<string>();
 
   constructor(private readonly options: WorkerLoopOptions) {
     checkWorkerBounds(options.concurrency, options.batch);
@@ -358,7 +355,7 @@ export class WorkerLoop {
     else {
       if (this.recentTaskMs.push(performance.now() - held.startedAt) > recentTasksMax) this.recentTaskMs.shift();
       this.options.ran?.(held.task, outcome);
-      this.unsent.push(unsentOf(held, this.scoredRuns.has(held.task.run) ? withoutScores(outcome) : outcome));
+      this.unsent.push(unsentOf(held, held.task.scored_by_service ? withoutScores(outcome) : outcome));
     }
     this.startWaiting();
     this.changed.notify();
@@ -484,12 +481,7 @@ export class WorkerLoop {
       return;
     }
     const text = JSON.stringify(next);
-    if (next.status === 'error') this.options.log?.(`task ${one.task}: the service refused its result (${reason}); sending an error result saying why`);
-    else if (!this.scoredRuns.has(one.run)) {
-      // The run's scores are the service's: the next results of the run are sent without their own.
-      this.scoredRuns.add(one.run);
-      this.options.log?.(`run ${one.run} is scored by the service: its results are sent without the scores the command gives`);
-    }
+    this.options.log?.(`task ${one.task}: the service refused its result (${reason}); sending an error result saying why`);
     this.unsent.unshift({ ...one, item: next, text, bytes: Buffer.byteLength(text), refusals: one.refusals + 1 });
   }
 
@@ -657,7 +649,7 @@ function unsentOf(held: Held, outcome: SentOutcome): Unsent {
     item = { task, lease, status: 'error', error: fitError(`the result is not JSON: ${messageOf(error)}`) };
     text = JSON.stringify(item);
   }
-  return { task, lease, run: held.task.run, item, text, bytes: Buffer.byteLength(text), refusals: 0, leaseMs: held.leaseMs };
+  return { task, lease, item, text, bytes: Buffer.byteLength(text), refusals: 0, leaseMs: held.leaseMs };
 }
 
 /** An outcome that is sent: a result, or rate_limited. */

@@ -13,6 +13,8 @@ export interface LeasedTask {
   datapoint: { id: string; order: number; input: Json; persona: string | null; tags: Json };
   attempt: number;
   try: number;
+  /** Its run names a scoring: the service scores its ok result, and refuses one that carries scores of its own. */
+  scored_by_service: boolean;
 }
 
 /** A task as a command reads it on its standard input (JSON) and a handler receives it. */

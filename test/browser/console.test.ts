@@ -869,7 +869,7 @@ walk('a job evaluated by runs lists them, newest first, with their status and pr
   // The run its budget ended ran 30 of its tasks: it says so, not "100%" (every task ended, most skipped).
   await visit(context, `/console/runs/${runs.budgetRun}`);
   assert.equal((await statCards(page))[0], ['Ran', '75.0%', `30 of ${runDatapoints} tasks ran${runDatapoints - 30} not run (skipped)`]);
-  assert.match((await statCards(page))[1]![2]!, /^average over the run$|^no task was leased$/);
+  assert.match((await statCards(page))[1]![2]!, /^average from its first lease to its end$|^no task was leased$/);
   assert.is(await page.locator('.facts dd').filter({ hasText: 'ended' }).first().textContent(), 'none (ended)');
   // A job without runs shows no such section.
   await visit(context, `/console/jobs/${seeded.runningJob.id}`);
@@ -1020,8 +1020,8 @@ walk('a run\'s page follows it live: completions move its bar, counts and rate, 
   const cards = await statCards(page);
   assert.equal(cards.map((card) => card[0]), ['Ran', 'Rate', 'Took', 'Spent']);
   assert.equal(cards[0], ['Ran', '100%', `80 of 80 tasks ran, ${runErrors.length + 1} dead`]);
-  assert.is(cards[1]![2], 'average over the run');
-  assert.is(cards[2]![2], `ended ${dateText(run.finished_at!)}`);
+  assert.is(cards[1]![2], 'average from its first lease to its end');
+  assert.is(cards[2]![2], `first lease to end; ended ${dateText(run.finished_at!)}`);
   assert.equal(await shownCounts(page), countsAsShown(run.counts));
   // Its iterations' results follow (results.written), and eval-worker-2 holds nothing any more.
   const { expected } = await runIterationRows(context, runs.iterations.slice(0, 2));

@@ -53,6 +53,7 @@ test('spec scoring: each ok result is scored from its output and the expected ou
     const worker = await registerWorker(member.client);
     const tasks = await lease(member.client, worker, { max: 10 });
     assert.not.ok('expected_output' in tasks[0].datapoint, 'a worker never sees the answers');
+    assert.ok(tasks.every((task: any) => task.scored_by_service === true), 'each task says the service scores it');
     const outputs: Record<number, unknown> = { 0: { label: 'spam', confidence: 85 }, 1: '{"label": "spam", "confidence": 20}', 2: 'not json at all' };
     await completeAll(member.client, worker, tasks, (task) =>
       task.datapoint.order === 2 && task.iteration.id === setup.iterations[1].id ? { status: 'error', error: 'crashed' } : { output: outputs[task.datapoint.order] },

@@ -25,7 +25,7 @@ test('a completion with next writes its results and leases the next task in the 
       if (reply.body.tasks.length === 0) break;
       assert.is(reply.body.tasks.length, 1);
       task = reply.body.tasks[0];
-      assert.equal(Object.keys(task).sort(), ['attempt', 'datapoint', 'id', 'iteration', 'lease', 'lease_expires_at', 'run', 'try'], 'as a lease hands it out');
+      assert.equal(Object.keys(task).sort(), ['attempt', 'datapoint', 'id', 'iteration', 'lease', 'lease_expires_at', 'run', 'scored_by_service', 'try'], 'as a lease hands it out');
       assert.is((await runOf(member.client, run)).counts.leased, 1, 'leased once the answer came');
       orders.push(task.datapoint.order);
     }

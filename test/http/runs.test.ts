@@ -36,7 +36,7 @@ test('a lease hands out tasks a block of datapoints at a time, iteration after i
     const tasks = await lease(member.client, worker, { max: 3 });
     assert.is(tasks.length, 3);
     const [first] = tasks;
-    assert.equal(Object.keys(first).sort(), ['attempt', 'datapoint', 'id', 'iteration', 'lease', 'lease_expires_at', 'run', 'try']);
+    assert.equal(Object.keys(first).sort(), ['attempt', 'datapoint', 'id', 'iteration', 'lease', 'lease_expires_at', 'run', 'scored_by_service', 'try']);
     assert.match(first.lease, /^[A-Za-z0-9_-]{22}$/);
     // Three datapoints are less than a block (16): the first iteration's three, then the second's.
     assert.equal(tasks.map((task: any) => [task.datapoint.order, task.iteration.iteration_name]), [
@@ -46,7 +46,7 @@ test('a lease hands out tasks a block of datapoints at a time, iteration after i
       [0, setup.iterations[1].iteration_name], [1, setup.iterations[1].iteration_name], [2, setup.iterations[1].iteration_name],
     ]);
     assert.equal(first.datapoint, { id: setup.dataset.datapoints[0].id, order: 0, input: { question: 'question 0' }, persona: 'persona-0', tags: ['tag-0'] });
-    assert.equal([first.iteration.agent_code, first.attempt, first.try, first.run], ['code 0', 0, 1, run.id]);
+    assert.equal([first.iteration.agent_code, first.attempt, first.try, first.run, first.scored_by_service], ['code 0', 0, 1, run.id, false]);
     assert.ok(Date.parse(first.lease_expires_at) > Date.now() + 50_000);
     assert.equal(new Set(tasks.map((task: any) => task.lease)).size, 3, 'a token per task');
     const started = await runOf(member.client, run);

@@ -14,6 +14,7 @@ const task: LeasedTask = {
   datapoint: { id: '00000000-0000-4000-8000-000000000002', order: 0, input: { question: 'q' }, persona: null, tags: [] },
   attempt: 0,
   try: 1,
+  scored_by_service: false,
 };
 
 test('a task stopped before its command started (its code file being written) is killed at once, not left to run out', async () => {

@@ -169,6 +169,27 @@ test('plain text is the output as text; printed invalid JSON too; on a run whose
   assert.match(spawned.stderr(), /refused its result/);
 });
 
+test('a score that is not a number fails its own task only: an error result saying why; the results after it keep their scores (the worker does not take the run for one the service scores)', async () => {
+  const { client, apiKey, setup } = await project(4);
+  const run = await createRun(client, setup, { max_tries: 1 });
+  const spawned = worker(apiKey, run, 'if [ "$OVERMIND_DATAPOINT_ORDER" = 0 ]; then echo \'{"output": "n", "score": "high"}\'; else echo \'{"output": "ok", "score": 0.5}\'; fi', ['--concurrency', '1']);
+  assert.is(await exitOf(spawned), 0, spawned.stderr());
+  const rows = await rowsOf(client, setup.iterations[0]);
+  assert.equal(rows.map((row) => [row.status, row.score]), [['error', null], ['ok', 0.5], ['ok', 0.5], ['ok', 0.5]]);
+  assert.is(rows[0].error, 'the service refused this result: {"score":["A valid number is required."]}');
+  assert.is(rows[0].output, 'n');
+  assert.equal((await runOf(client, run)).counts, { total: 4, queued: 0, leased: 0, done: 3, dead: 1, skipped: 0, cancelled: 0 });
+});
+
+test('on a run the service scores, the worker sends no score of the command\'s (the task says so): the service scores each output', async () => {
+  const { client, apiKey, setup } = await project(2);
+  const run = await createRun(client, setup, { scoring: { method: 'scorers', pass_threshold: 0.5, scorers: [{ type: 'contains', name: 'says_ok', value: 'ok' }] } });
+  const spawned = worker(apiKey, run, 'echo \'{"output": "ok", "score": 0.1, "passed": false}\'');
+  assert.is(await exitOf(spawned), 0, spawned.stderr());
+  for (const row of await rowsOf(client, setup.iterations[0])) assert.equal([row.status, row.score, row.passed], ['ok', 1, true], row.error);
+  assert.not.match(spawned.stderr(), /refused its result/);
+});
+
 test('a non-zero exit is an error result with the tail of stderr; the task is tried again until max_tries', async () => {
   const { client, apiKey, setup } = await project(1);
   const run = await createRun(client, setup, { max_tries: 2 });

@@ -99,6 +99,33 @@ test('worker.py: a function that raises gives error results with its traceback\'
   assert.match(refused.stderr, /registering the worker: the service answered 401/);
 });
 
+test('worker.py: a score that is not a number fails its own task only (an error result saying why); on a run the service scores, the function\'s scores are not sent', async () => {
+  const { member, project } = await memberWithProject(running.client);
+  const key = await createApiKey(member.client, project.id);
+  const dir = mkdtempSync(join(tmpdir(), 'overmind-python-'));
+  try {
+    writeFileSync(join(dir, 'scores.py'), 'def run(task):\n    return {"output": "ok", "score": "high" if task["order"] == 0 else 0.5}\n');
+    const setup = await runSetup(member.client, project.id, 4, 1);
+    const run = await createRun(member.client, setup, { max_tries: 1 });
+    const own = await python(['--url', running.url, '--api-key', key.key, '--run', run.id, '--concurrency', '1', `${join(dir, 'scores.py')}:run`]);
+    assert.is(own.code, 0, own.stderr);
+    const rows = await member.client.listAll(`/api/job-iterations/${setup.iterations[0].id}/results/`);
+    const byOrder = rows.sort((a: any, b: any) => a.datapoint_order - b.datapoint_order);
+    assert.equal(byOrder.map((row: any) => [row.status, row.score]), [['error', null], ['ok', 0.5], ['ok', 0.5], ['ok', 0.5]]);
+    assert.equal((await runOf(member.client, run)).counts.dead, 1);
+
+    const scoredSetup = await runSetup(member.client, project.id, 2, 1);
+    const scored = await createRun(member.client, scoredSetup, { scoring: { method: 'scorers', scorers: [{ type: 'contains', name: 'says_ok', value: 'ok' }] } });
+    const byService = await python(['--url', running.url, '--api-key', key.key, '--run', scored.id, `${join(dir, 'scores.py')}:run`]);
+    assert.is(byService.code, 0, byService.stderr);
+    const scoredRows = await member.client.listAll(`/api/job-iterations/${scoredSetup.iterations[0].id}/results/`);
+    assert.equal(scoredRows.map((row: any) => [row.status, row.score]), [['ok', 1], ['ok', 1]]);
+    assert.not.match(byService.stderr, /refused its result/, byService.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('worker.py on SIGTERM: no more leases, what finishes within the grace period is sent, the rest given back; goodbye, exit 0', async () => {
   const { member, project } = await memberWithProject(running.client);
   const key = await createApiKey(member.client, project.id);

@@ -138,10 +138,10 @@ test('a completion carries at most its items and bytes, and at least one item', 
   assert.is(completionChunk(Array.from({ length: 1500 }, () => 1)), 1000);
 });
 
-test('after a refusal: scores a run the service scores refuses are dropped; other errors become an error result once; then nothing', () => {
+test('after a refusal: an error result saying why, once (a refused score too: it is never dropped to get a result in); then nothing', () => {
   const item = { task: 't', lease: 'l', output: { a: 1 }, score: 0.5, passed: true, trace_id: 'a'.repeat(32), latency_ms: 12 };
-  const scoreErrors = { score: ['This run is scored by the service.'], passed: ['This run is scored by the service.'] };
-  assert.equal(afterRefusal(item, scoreErrors, 0), { task: 't', lease: 'l', output: { a: 1 }, trace_id: 'a'.repeat(32), latency_ms: 12 });
+  const badScore = afterRefusal({ ...item, score: 'high' as unknown as number }, { score: ['A valid number is required.'] }, 0);
+  assert.equal(badScore, { task: 't', lease: 'l', status: 'error', error: 'the service refused this result: {"score":["A valid number is required."]}', output: { a: 1 }, trace_id: 'a'.repeat(32), latency_ms: 12 }, 'the bad score is the command\'s error, its output and trace kept');
   const missing = afterRefusal({ task: 't', lease: 'l', output: 'text', latency_ms: 3 }, { score: ['This field is required.'] }, 0);
   assert.equal(missing, { task: 't', lease: 'l', status: 'error', error: 'the service refused this result: {"score":["This field is required."]}', output: 'text', latency_ms: 3 }, 'no score to drop: an error result, the output kept');
   const tooLarge = afterRefusal(item, { output: ['too long'] }, 0)!;

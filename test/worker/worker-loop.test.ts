@@ -166,6 +166,7 @@ function leasedTask(id: string, leaseMs = 60_000, lease = `lease-${id}`): Leased
     datapoint: { id: 'datapoint', order: 0, input: null, persona: null, tags: null },
     attempt: 0,
     try: 1,
+    scored_by_service: false,
   };
 }
 
@@ -395,15 +396,28 @@ test('a completion\'s answers settle each result: accepted by status, stale, can
     if (!first) return { results: items.map((item) => ({ task: JSON.parse(item).task, outcome: 'accepted' as const })) };
     first = false;
     const outcomes = ['accepted', 'stale', 'cancelled', 'invalid'];
-    return { results: items.map((item, i) => ({ task: JSON.parse(item).task, outcome: outcomes[i], ...(outcomes[i] === 'invalid' ? { errors: { score: ['scored by the service'] } } : {}) })) } as never;
+    return { results: items.map((item, i) => ({ task: JSON.parse(item).task, outcome: outcomes[i], ...(outcomes[i] === 'invalid' ? { errors: { score: ['A valid number is required.'] } } : {}) })) } as never;
   };
   const loop = loopOf(protocol, ok, { concurrency: 4, batch: 4 });
   const running = loop.run();
   await until(() => protocol.completions.length === 2, 'the refused result sent again');
   loop.stop();
   await running;
-  assert.equal([loop.counts.done, loop.counts.stale, loop.counts.cancelled, loop.counts.refused], [2, 1, 1, 0]);
-  assert.equal(protocol.completions[1]!.map((item) => JSON.parse(item)), [{ task: 'd', lease: 'lease-d', output: 'ok' }], 'without the score the run refused');
+  assert.equal([loop.counts.done, loop.counts.errors, loop.counts.stale, loop.counts.cancelled, loop.counts.refused], [1, 1, 1, 1, 0], 'the refused one accepted as an error result');
+  assert.equal(protocol.completions[1]!.map((item) => JSON.parse(item)), [{ task: 'd', lease: 'lease-d', status: 'error', error: 'the service refused this result: {"score":["A valid number is required."]}', output: 'ok' }], 'an error result saying why, the output kept');
+});
+
+test('a task of a run the service scores: its result is sent without the scores the executor gives, from the start; a task of another run keeps them', async () => {
+  const protocol = new FakeProtocol();
+  protocol.leases.push(() => leased([{ ...leasedTask('scored'), scored_by_service: true }, leasedTask('own')]));
+  const loop = loopOf(protocol, ok, { concurrency: 2, batch: 2 });
+  const running = loop.run();
+  await until(() => loop.counts.done === 2, 'both accepted');
+  loop.stop();
+  await running;
+  const sent = protocol.completions.flat().map((item) => JSON.parse(item) as Record<string, unknown>);
+  assert.equal(sent.find((item) => item.task === 'scored'), { task: 'scored', lease: 'lease-scored', output: 'ok' });
+  assert.equal(sent.find((item) => item.task === 'own'), { task: 'own', lease: 'lease-own', output: 'ok', score: 1 });
 });
 
 /** An executor that runs each copy (by lease token) until its gate opens or its signal aborts; it records which copies were aborted. */
