@@ -108,7 +108,7 @@ export class RunRescorer {
     const { results, readModel, intake, scoring, limits } = this.options;
     const scorer = scoring.scorerOf(run);
     if (!scorer) return;
-    // Its agent changed since the rescoring began: it stops here (logged) and resumes at the next start.
+    // Its job's agent changed (or was taken from the job) since the rescoring began: it stops here (logged) and resumes at the next start.
     if (scorer instanceof ScorerUnusable) throw scorer;
     const byIteration = new Map<string, ResolvedRow[]>();
     for (const ref of rows) {

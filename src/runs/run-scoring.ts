@@ -21,8 +21,9 @@ export interface RunScoringOptions {
 
 /**
  * The agent's eval spec or output_schema as it is now gives the run no scorer: they were checked
- * when the run was made, and changed since (an output_schema that no longer compiles, say). Its
- * ok results cannot be scored until the agent is mended; made once per change, as a scorer is.
+ * when the run was made, and changed since (an output_schema that no longer compiles, say, or the
+ * job's agent taken away). Its ok results cannot be scored until the agent is mended; made once
+ * per change, as a scorer is.
  */
 export class ScorerUnusable extends Error {
   constructor(reason: string) {
@@ -57,13 +58,16 @@ export class RunScoring {
   }
 
   /**
-   * The run's scorer; null when its workers report their own scores (or its agent is gone);
-   * ScorerUnusable when its agent, changed since the run began, gives none.
+   * The run's scorer; null when its workers report their own scores (a run without `scoring`);
+   * ScorerUnusable when its job's agent, changed since the run began, gives none, or when the job
+   * has no agent now: a run that names a scoring is scored by the service or not at all, so its
+   * workers (told so with each task) never have their own scores asked for.
    */
   scorerOf(run: Run): RunScorer | ScorerUnusable | null {
     const scoring = run.scoring;
+    if (scoring === null) return null;
     const agent = this.agentOf(run);
-    if (scoring === null || !agent) return null;
+    if (!agent) return new ScorerUnusable('its job has no agent now (give the job its agent again).');
     const made = this.made.get(run.id);
     if (made && made.agent === agent && made.scoring === scoring) return made.scorer;
     // Records are replaced, never changed in place: a new agent object is a changed eval spec.

@@ -167,6 +167,34 @@ test('an agent changed after its run began so that it gives no scorer: an ok res
     assert.equal(rows.filter((row) => row.status === 'ok').map((row) => row.dimension_scores), [{ schema: 1 }, { schema: 1 }]);
   }, { limits: { runRetryDelayMs: 1, runRetryDelayMsMax: 2 } }));
 
+test('a run the service scores whose job loses its agent: its ok results are invalid on scoring, never asked for scores of the worker\'s own; its tasks still say the service scores them; the agent given back, results are scored again', () =>
+  withService(async ({ client }) => {
+    const { member, project } = await memberWithProject(client);
+    const setup = await scoredSetup(member.client, project.id);
+    await createRun(member.client, { ...setup, iterations: [setup.iterations[0]] }, { scoring: { method: 'spec' } });
+    const worker = await registerWorker(member.client);
+    const [first] = await lease(member.client, worker, { max: 1 });
+    const detached = await member.client.patch(`/api/jobs/${setup.job.id}/`, { agent: null });
+    assert.is(detached.status, 200, detached.text);
+    const [second, third] = await lease(member.client, worker, { max: 2 });
+    assert.equal([first.scored_by_service, second.scored_by_service, third.scored_by_service], [true, true, true]);
+    const reply = await complete(member.client, worker, [
+      { task: first.id, lease: first.lease, output: { label: 'spam', confidence: 85 } },
+      { task: second.id, lease: second.lease, output: { label: 'spam' }, score: 0.9, passed: true },
+      { task: third.id, lease: third.lease, status: 'error', error: 'the model is down' },
+    ]);
+    assert.is(reply.status, 200, reply.text);
+    assert.equal(reply.body.results.map((item: any) => item.outcome), ['invalid', 'invalid', 'accepted']);
+    assert.equal(reply.body.results[0].errors, { scoring: ["This run's scoring cannot be made from its agent as it is now (changed since the run began): its job has no agent now (give the job its agent again)."] });
+    assert.equal(Object.keys(reply.body.results[1].errors).sort(), ['passed', 'score'], 'its own scores are refused still');
+    const given = await member.client.patch(`/api/jobs/${setup.job.id}/`, { agent: setup.agent.id });
+    assert.is(given.status, 200, given.text);
+    await completeAll(member.client, worker, [first], () => ({ output: { label: 'spam', confidence: 85 } }));
+    const rows = await resultsOf(member.client, setup.iterations[0]);
+    const scored = rows.find((row) => row.datapoint_order === first.datapoint.order);
+    assert.equal([scored.status, typeof scored.score], ['ok', 'number']);
+  }, { limits: { runRetryDelayMs: 1, runRetryDelayMsMax: 2 } }));
+
 test('spec tool usage reads the tool-call spans of the result\'s trace (GenAI names first, the SDK\'s otherwise); without a trace the dimension is left out', () =>
   withService(async (running) => {
     const { member, project } = await memberWithProject(running.client);
