@@ -42,6 +42,7 @@ export async function jobPage({ params, signal }) {
   const summaries = resultSummaries(id, signal, () => {
     for (const slot of tableElement?.querySelectorAll('[data-results]') ?? []) fillResults(/** @type {HTMLElement} */ (slot));
     showHeadline();
+    showChart();
   });
   /** @type {import('./api-types.js').Project} */
   const project = await call(`/api/projects/${job.project}/`, { signal });
@@ -52,13 +53,19 @@ export async function jobPage({ params, signal }) {
   const title = h('div', {});
   const pickedSlot = h('div', { class: 'compare-bar' });
   const chart = scoreChart({ points, baseline: job.baseline_score, signal, onPick: (point) => pick(point.id) });
-  /** Says why the chart is empty when no iteration has an avg_score (a job its runs evaluated). */
+  /** Says what the chart plots when it is not each iteration's avg_score, or why it is empty. */
   const chartNote = h('p', { class: 'muted chart-note' });
-  const showChartNote = () => {
-    const plotted = points.some((point) => point.avg_score !== null);
-    replace(chartNote, plotted || points.length === 0 ? '' : 'No iteration has an avg_score yet: the chart plots the score each iteration reports. The means of their results are in the table below.');
+  /** Draws the chart and its note from the points (and, for a job its runs evaluated, the summaries). */
+  const showChart = () => {
+    const { plotted, byResults } = plottedPoints(points, summaries.of);
+    chart.update(plotted, job.baseline_score, byResults ? 'mean of results' : 'avg_score');
+    const anything = plotted.some((point) => point.avg_score !== null);
+    replace(chartNote,
+      byResults && anything ? 'No iteration reports an avg_score: the chart plots the mean of each iteration\'s results (as the table below does).'
+        : anything || points.length === 0 ? ''
+          : 'No iteration has an avg_score or a result yet: the chart plots the score each iteration reports, or else the mean of its results.');
     // A legend of series with no value reads as bare labels ("discard: keep:"): shown once a point is.
-    chart.element.classList.toggle('nothing-plotted', !plotted);
+    chart.element.classList.toggle('nothing-plotted', !anything);
   };
   const iterations = pagedTable({
     key: 'iterations',
@@ -168,8 +175,7 @@ export async function jobPage({ params, signal }) {
   const refresh = coalesce(() => {
     showHeadline();
     showFacts();
-    showChartNote();
-    chart.update(points, job.baseline_score);
+    showChart();
     void iterations.reload();
   });
 
@@ -195,7 +201,7 @@ export async function jobPage({ params, signal }) {
   const live = followLive(withQuery('/api/events/', { job: id, types: liveTypes.join(',') }), { signal, onEvent: (event) => void onEvent(event) });
   showHeadline();
   showFacts();
-  showChartNote();
+  showChart();
   showPicked();
 
   return h('div', { class: 'job-page' },
@@ -223,6 +229,19 @@ export async function loadProgress(id, signal) {
     points.push(...answer.results);
     if (!answer.next) return { job: answer.job, points };
   }
+}
+
+/**
+ * What the chart plots: each iteration's avg_score; when none reports one (a job its runs
+ * evaluated: a run writes results, not avg_score), the mean of each iteration's results instead,
+ * as the headline's best score does. Never the two mixed on one axis.
+ * @param {ProgressPoint[]} points
+ * @param {(iteration: string) => Coverage | undefined} summaryOf
+ * @returns {{ plotted: ProgressPoint[], byResults: boolean }}
+ */
+function plottedPoints(points, summaryOf) {
+  if (points.length === 0 || points.some((point) => point.avg_score !== null)) return { plotted: points, byResults: false };
+  return { plotted: withBestSoFar(points.map((point) => ({ ...point, avg_score: summaryOf(point.id)?.mean_score ?? null }))), byResults: true };
 }
 
 /**

@@ -1,5 +1,6 @@
-// The score curve of a job: every iteration's avg_score in order, coloured by its keep/discard
-// decision, the best score so far as a step line, and the baseline. Drawn by uPlot on a canvas
+// The score curve of a job: every iteration's score in order (its avg_score, or what the page
+// plots instead, named on the axis), coloured by its keep/discard decision, the best score so
+// far as a step line, and the baseline. Drawn by uPlot on a canvas
 // from plain arrays, so 10,000 points draw in a few milliseconds.
 import uPlot from './uplot.js';
 import { fitChartWidth } from './dom.js';
@@ -74,6 +75,8 @@ export function scoreChart({ points, baseline, signal, onPick }) {
   const element = document.createElement('div');
   element.className = 'score-chart';
   let shown = points;
+  /** What the points' score is, on the score axis. */
+  let scoreLabel = 'avg_score';
   const size = pointSize(points.length);
   /** @type {uPlot.Options} */
   const options = {
@@ -86,7 +89,7 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     cursor: { drag: { x: true, y: false }, points: { size: 8 } },
     axes: [
       { label: 'Iteration (in order)', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, incrs: wholeSteps },
-      { label: 'avg_score', stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, size: 60 },
+      { label: () => scoreLabel, stroke: colors.axis, grid: { stroke: colors.grid }, ticks: { stroke: colors.grid }, size: 60 },
     ],
     series: [
       { label: 'Iteration', value: (_, position) => (position === null ? '—' : `#${position} ${shown[position - 1]?.iteration_name ?? ''}`) },
@@ -116,9 +119,11 @@ export function scoreChart({ points, baseline, signal, onPick }) {
     /**
      * @param {ProgressPoint[]} next
      * @param {number | null} nextBaseline
+     * @param {string} [nextScoreLabel] what the points' avg_score holds (drawn on the axis)
      */
-    update(next, nextBaseline) {
+    update(next, nextBaseline, nextScoreLabel = 'avg_score') {
       shown = next;
+      scoreLabel = nextScoreLabel;
       chart.setData(seriesOf(next, nextBaseline));
       // uPlot keeps the legend's index across new data: the latest is another one now.
       if ((chart.cursor.left ?? -1) < 0) showLatest(chart);

@@ -1077,9 +1077,13 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   // No iteration of this job has an avg_score: its best score is the best mean of its results, said so.
   await page.waitForFunction(() => document.querySelector('.stats .stat .stat-note')?.textContent === 'mean of results, at friendly-prompt', undefined, { timeout: 10_000 });
   assert.equal((await statCards(page))[0], ['Best score', '0.8', 'mean of results, at friendly-prompt']);
-  // Its chart has nothing to plot, and says why rather than standing empty.
-  assert.match((await page.locator('.chart-note').textContent()) ?? '', /No iteration has an avg_score yet/);
-  assert.ok(await page.locator('.score-chart .u-legend').isHidden(), 'no legend of bare labels');
+  // Its chart plots the means of the iterations' results instead (none reports an avg_score), and says so.
+  await page.waitForFunction(() => /^No iteration reports an avg_score: the chart plots the mean of each iteration's results/.test(document.querySelector('.chart-note')?.textContent ?? ''), undefined, { timeout: 10_000 });
+  const plotted = (await chartData(page))!;
+  const friendlyAt = (await client.listAll(`/api/job-iterations/`, { job: runs.job.id })).sort((a: any, b: any) => a.order - b.order).findIndex((iteration: any) => iteration.id === friendly.id);
+  assert.equal([1, 2, 3].map((series) => plotted[series]![friendlyAt]).filter((value) => value !== null), [0.8], 'friendly-prompt at the mean of its results');
+  assert.is(plotted[4]!.at(-1), 0.8, 'the best so far');
+  assert.ok(await page.locator('.score-chart .u-legend').isVisible(), 'its legend, with a point plotted');
   await settled(page);
   await shoot(page, '25-job-runs');
   await assertAccessible(page, 'a job whose run ended while its page was open');
