@@ -2,7 +2,7 @@
 // dataset of a few datapoints and a prompt-tuning job with scored iterations, then read it all
 // back. Run it against a running service:
 //
-//   tsx examples/walkthrough.ts http://localhost:8000     (or API_URL=... ; default http://localhost:8000)
+//   npx tsx examples/walkthrough.ts http://localhost:8000     (or API_URL=... ; default http://localhost:8000)
 //
 // It prints a summary and exits with 1 on any unexpected answer.
 import { randomUUID } from 'node:crypto';

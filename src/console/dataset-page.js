@@ -97,7 +97,7 @@ function datapointSection(id, point) {
     facts([
       ['Id', h('span', { class: 'mono' }, point.id)],
       ['Input', h('pre', { class: 'code' }, jsonBlock(point.input))],
-      ['Expected output', h('pre', { class: 'code' }, point.expected_output === null || point.expected_output === undefined ? '—' : jsonBlock(point.expected_output))],
+      ['Expected output', point.expected_output === null || point.expected_output === undefined ? '—' : h('pre', { class: 'code' }, jsonBlock(point.expected_output))],
       ['Persona', text(point.persona)],
       ['Tags', tagList(point.tags)],
     ]));

@@ -3,7 +3,7 @@
 // paged and filtered by kind.
 import { call, withQuery } from './api.js';
 import { badge, h, link, pageHead, section, stat } from './dom.js';
-import { count, jsonInline, tagList } from './format.js';
+import { count, dash, jsonInline, tagList } from './format.js';
 import { setQuery } from './router.js';
 import { pagedTable } from './table.js';
 
@@ -39,7 +39,7 @@ export async function diffPage({ params, query, signal }) {
     rowClass: (row) => `change-${row.change}`,
     columns: [
       { label: 'Change', cell: (row) => badge(row.change) },
-      { label: '#', numeric: true, cell: (row) => String((row.after ?? row.before)?.order ?? '') },
+      { label: '#', numeric: true, cell: orderCell },
       { label: `Before (v${summary.from.version})`, cell: (row) => datapointFields(row.before, row.after) },
       { label: `After (v${summary.to.version})`, cell: (row) => datapointFields(row.after, row.before) },
     ],
@@ -79,6 +79,19 @@ function side(label, version) {
     h('div', { class: 'hash mono', title: 'content hash', dataset: { hash: version.content_hash } }, version.content_hash));
 }
 
+/**
+ * The datapoint's place: both when it moved (a datapoint removed before it moves it up, and that
+ * alone makes it changed, though its fields are the same).
+ * @param {Change} row
+ */
+function orderCell(row) {
+  const { before, after } = row;
+  if (before && after && before.order !== after.order) {
+    return h('span', { class: 'differs', title: `Moved from #${before.order} to #${after.order}` }, `${before.order} → ${after.order}`);
+  }
+  return String((after ?? before)?.order ?? '');
+}
+
 const fields = /** @type {const} */ ([['input', 'Input'], ['expected_output', 'Expected'], ['persona', 'Persona'], ['tags', 'Tags']]);
 
 /**
@@ -90,7 +103,9 @@ function datapointFields(point, other) {
   if (!point) return h('span', { class: 'muted' }, '—');
   return h('dl', { class: 'datapoint' }, fields.flatMap(([field, label]) => {
     const differs = other !== null && JSON.stringify(point[field]) !== JSON.stringify(other[field]);
-    return [h('dt', {}, label), h('dd', { class: differs ? 'mono differs' : 'mono' }, field === 'tags' ? tagList(point.tags) : jsonInline(point[field]))];
+    const shown = field === 'tags' ? tagList(point.tags) : jsonInline(point[field]);
+    // A missing value's dash is not code (in a monospace face it reads as an en dash).
+    return [h('dt', {}, label), h('dd', { class: [shown === dash ? '' : 'mono', differs ? 'differs' : ''].filter(Boolean).join(' ') }, shown)];
   }));
 }
 

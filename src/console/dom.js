@@ -1,6 +1,6 @@
 // Building the page from data without ever parsing data as markup: every value a user or an
 // agent wrote reaches the page as a text node or an attribute value, never through innerHTML.
-import { errorHeadline } from './format.js';
+import { dash as missing, errorHeadline } from './format.js';
 
 /**
  * @typedef {string | number | Node | null | undefined | false} Child
@@ -48,6 +48,8 @@ export function append(parent, children) {
  * @param {string} [title] the tooltip, when it says more than the text (an error's whole)
  */
 export function clipped(text, className = '', title = text) {
+  // A missing value's dash is not code: in a monospace face it would read as an en dash beside the others.
+  if (text === missing) return h('span', { class: `clip ${className.replace(/\bmono\b/, '')}`.trim() }, text);
   return h('span', { class: `clip ${className}`.trim(), title }, text);
 }
 

@@ -1,6 +1,7 @@
 // How numbers, times and JSON values read on the page. Missing values read as an em dash.
 
-const dash = '—';
+/** What a missing value reads as. */
+export const dash = '—';
 const scoreFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
 const countFormat = new Intl.NumberFormat('en-US');
 const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium' });

@@ -111,6 +111,32 @@ export function diagonalSwatch() {
 }
 
 /**
+ * How many datapoints share a mark: datapoints with the same two scores are drawn on one spot, so
+ * each spot holding more than one says how many (×N) beside it. Drawn for the eye; each datapoint
+ * is still its own mark for the keyboard and for screen readers.
+ * @param {Drawn[]} points
+ * @param {(value: number) => number} xOf
+ * @param {(value: number) => number} yOf
+ * @param {number} r
+ */
+function stackCounts(points, xOf, yOf, r) {
+  /** @type {Map<string, { point: Drawn, count: number }>} */
+  const spots = new Map();
+  for (const point of points) {
+    const key = `${point.score_from} ${point.score_to}`;
+    const spot = spots.get(key);
+    if (spot) spot.count++;
+    else spots.set(key, { point, count: 1 });
+  }
+  const group = svg('g', { class: 'scatter-counts', 'aria-hidden': 'true' });
+  for (const { point, count } of spots.values()) {
+    if (count < 2) continue;
+    group.append(svg('text', { class: 'scatter-count', x: (xOf(point.score_from) + r + 2).toFixed(1), y: (yOf(point.score_to) - r).toFixed(1) }, `×${count}`));
+  }
+  return group;
+}
+
+/**
  * @param {{ points: Drawn[], fromName: string, toName: string, describe: (point: Drawn) => string, onPick: (point: Drawn) => void }} options
  *   `points` are the datapoints scored on both sides; `describe` names a mark for screen readers
  */
@@ -143,8 +169,9 @@ export function scatter({ points, fromName, toName, describe, onPick }) {
       svg('text', { class: 'scatter-tick', x: frame.left - 8, y: yOf(tick) + 4, 'text-anchor': 'end' }, tickText(tick, step)),
     ]),
     svg('line', { class: 'scatter-diagonal', x1: xOf(low), y1: yOf(low), x2: xOf(high), y2: yOf(high) }),
-    svg('text', { class: 'scatter-region', x: frame.left + 10, y: frame.top + 20 }, `${short(toName)} higher ↑`),
-    svg('text', { class: 'scatter-region', x: right - 10, y: bottom - 12, 'text-anchor': 'end' }, `↓ ${short(toName)} lower`),
+    // Set in from the corners, where pass/fail scores stack their marks (0 → 1, 1 → 0).
+    svg('text', { class: 'scatter-region', x: frame.left + 26, y: frame.top + 30 }, `${short(toName)} higher ↑`),
+    svg('text', { class: 'scatter-region', x: right - 26, y: bottom - 22, 'text-anchor': 'end' }, `↓ ${short(toName)} lower`),
     svg('text', { class: 'scatter-axis', x: frame.left + frame.size / 2, y: frame.height - 6, 'text-anchor': 'middle' }, `Score of ${short(fromName)} (from)`),
     svg('text', { class: 'scatter-axis', x: 16, y: frame.top + frame.size / 2, 'text-anchor': 'middle', transform: `rotate(-90 16 ${frame.top + frame.size / 2})` }, `Score of ${short(toName)} (to)`));
 
@@ -173,9 +200,10 @@ export function scatter({ points, fromName, toName, describe, onPick }) {
     }
   }
   listbox.append(fragment);
+  const stacks = stackCounts(byOrder, xOf, yOf, r);
   const ring = svg('circle', { class: 'scatter-ring', r: r + 4.5, cx: -100, cy: -100, 'aria-hidden': 'true' });
   ring.style.display = 'none';
-  const element = svg('svg', { class: 'scatter', viewBox: `0 0 ${frame.width} ${frame.height}`, 'data-points': byOrder.length }, backdrop, listbox, ring);
+  const element = svg('svg', { class: 'scatter', viewBox: `0 0 ${frame.width} ${frame.height}`, 'data-points': byOrder.length }, backdrop, listbox, stacks, ring);
 
   /** @type {Drawn | undefined} */
   let picked;

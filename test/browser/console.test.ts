@@ -295,6 +295,9 @@ walk('a dataset diff: both content hashes, the counts, and the changes filtered 
   const tones = await page.locator('.stats .stat').evaluateAll((cards) => cards.map((card) => [...card.classList].find((name) => name.startsWith('tone-')) ?? ''));
   assert.equal(tones, [summary.added > 0 ? 'tone-added' : '', summary.removed > 0 ? 'tone-removed' : '', summary.changed > 0 ? 'tone-changed' : '', ''], 'coloured only where something happened');
   assert.is((await rows(page, 'changes')).length, Math.min(25, diff.body.count));
+  // A datapoint that moved (one removed before it) shows both places: that alone makes it changed.
+  const places = (diff.body.results as any[]).slice(0, 25).map(({ before, after }) => (before && after && before.order !== after.order ? `${before.order} → ${after.order}` : String((after ?? before).order)));
+  assert.equal((await rows(page, 'changes')).map((row) => row[1]), places);
   await shoot(page, '06-dataset-diff');
   await assertAccessible(page, 'a dataset diff');
 
@@ -304,6 +307,16 @@ walk('a dataset diff: both content hashes, the counts, and the changes filtered 
   assert.is(added.length, summary.added);
   assert.ok(added.every((row) => row[0] === 'added'));
   assert.is(new URL(page.url()).searchParams.get('change'), 'added');
+
+  // Versions of another agent where the first datapoint is removed: the rest moved up, changed by that alone.
+  const client = seeded.ada.client;
+  const points = [0, 1, 2].map((i) => ({ input: { question: `q${i}` }, expected_output: `a${i}` }));
+  const before = (await client.post('/api/datasets/', { agent: seeded.longAgent.id, datapoints: points })).body;
+  const after = (await client.post('/api/datasets/', { agent: seeded.longAgent.id, datapoints: points.slice(1) })).body;
+  await visit(context, `/console/datasets/${before.id}/diff/${after.id}`);
+  assert.equal((await rows(page, 'changes')).map((row) => [row[0], row[1]]), [['removed', '0'], ['changed', '1 → 0'], ['changed', '2 → 1']]);
+  assert.is(await page.locator('[data-table="changes"] tbody tr:nth-child(2) td:nth-child(2) .differs').getAttribute('title'), 'Moved from #1 to #0');
+  await shoot(page, '06-dataset-diff-moved');
   assertNoProblems(context);
 });
 
@@ -513,6 +526,11 @@ walk('two iterations\' results compared: the verdict first, the flips, every dat
     if (Math.abs(rise) > 0.02) assert.is(mark.above > 0, rise > 0, `datapoint ${mark.order} (${pair.score_from} → ${pair.score_to}) is on the right side of the diagonal`);
     assert.is(mark.label, `Datapoint #${pair.datapoint_order}: ${scoreText(pair.score_from)} → ${scoreText(pair.score_to)}, ${pair.change.replace('pass_to_fail', 'pass → fail').replace('fail_to_pass', 'fail → pass')}`);
   }
+  // Datapoints with the same two scores share a spot, which says how many it holds.
+  const spots = new Map<string, number>();
+  for (const pair of scored) spots.set(`${pair.score_from} ${pair.score_to}`, (spots.get(`${pair.score_from} ${pair.score_to}`) ?? 0) + 1);
+  const stacked = [...spots.values()].filter((n) => n > 1).map((n) => `×${n}`).sort();
+  assert.equal((await page.locator('svg.scatter .scatter-count').allTextContents()).sort(), stacked);
   const legend = await page.locator('.scatter-legend li[data-change]').allTextContents();
   const countOf = (change: string) => scored.filter((pair) => pair.change === change).length;
   assert.equal(legend.map((item) => item.trim()), [['improved', 'improved'], ['regressed', 'regressed'], ['unchanged', 'unchanged'], ['fail → pass', 'fail_to_pass'], ['pass → fail', 'pass_to_fail']].map(([label, change]) => `${label} ${countOf(change!)}`));
@@ -1565,6 +1583,18 @@ walk('two iterations compared on 10,300 datapoints: the scatter draws the first 
   assert.is(await page.locator('.verdict-sentence').textContent(), 'Not comparable: different dataset versions: 1 and 2.');
   assert.equal(await page.locator('svg.scatter, [data-flips]').count(), 0);
   await assertAccessible(page, 'two iterations of different dataset versions compared');
+
+  // Pass/fail scores: many datapoints share each spot, and each spot says how many it holds.
+  const passFail = [];
+  for (const [i, scores] of [[5, [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]], [6, [1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0]]] as const) {
+    const iteration = await post('/api/job-iterations/', { job: job.id, iteration_name: `scale-${i}`, order: i });
+    await writeResults(client, iteration.id, dataset.id, scores.map((score, order) => ({ datapoint_order: order, attempt: 0, score, passed: score === 1 })));
+    passFail.push(iteration.id);
+  }
+  await visit(context, `/console/job-iterations/${passFail[0]}/compare/${passFail[1]}`);
+  assert.is(await page.locator('svg.scatter .scatter-point').count(), 12);
+  assert.equal((await page.locator('svg.scatter .scatter-count').allTextContents()).sort(), ['×2', '×3', '×6'], '0 → 1 three times, 1 → 1 six, 1 → 0 two (0 → 0 once: no count)');
+  await shoot(page, '21-compare-pass-fail');
   assertNoProblems(context);
 });
 
