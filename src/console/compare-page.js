@@ -13,7 +13,7 @@ import { badge, clipped, facts, h, link, pageHead, replace, section, stat } from
 import { confidenceLevel, count, dateTime, delta, deltaInterval, mean, meanDelta, pStatement, pValue, percent, score } from './format.js';
 import { jobTitle, toneOf } from './project-page.js';
 import { setQuery } from './router.js';
-import { changeStyles, diagonalSwatch, drawnChanges, scatter, swatch } from './scatter.js';
+import { changeStyles, diagonalSwatch, drawnChanges, scatter, stackShareMin, swatch } from './scatter.js';
 import { table } from './table.js';
 
 /**
@@ -349,7 +349,7 @@ function scatterView(pairs, results, names) {
   return h('div', { class: 'scatter-wrap' },
     h('div', { class: 'scatter-figure' }, chart.element),
     h('div', { class: 'scatter-side' },
-      h('p', { class: 'hint' }, `Each mark is a datapoint both iterations scored: ${names.from}'s score across, ${names.to}'s up. Above the diagonal, ${names.to} scored it higher. ×N beside a mark: N datapoints with the same two scores.`),
+      h('p', { class: 'hint' }, `Each mark is a datapoint both iterations scored: ${names.from}'s score across, ${names.to}'s up. Above the diagonal, ${names.to} scored it higher. ×N beside a mark: N datapoints with the same two scores (on spots holding at least ${stackShareMin * 100}% of them).`),
       legend,
       notes.map((note) => h('p', { class: 'hint', dataset: { scatterNote: '' } }, note)),
       detail));

@@ -55,17 +55,19 @@ export async function jobPage({ params, signal }) {
   const chart = scoreChart({ points, baseline: job.baseline_score, signal, onPick: (point) => pick(point.id) });
   /** Says what the chart plots when it is not each iteration's avg_score, or why it is empty. */
   const chartNote = h('p', { class: 'muted chart-note' });
+  /** What the chart last drew: redrawn only when that changes (a redraw resets a zoom). */
+  let drawn = { plotted: points, baseline: job.baseline_score };
   /** Draws the chart and its note from the points (and, for a job its runs evaluated, the summaries). */
   const showChart = () => {
     const { plotted, byResults } = plottedPoints(points, summaries.of);
-    chart.update(plotted, job.baseline_score, byResults ? 'mean of results' : 'avg_score');
-    const anything = plotted.some((point) => point.avg_score !== null);
-    replace(chartNote,
-      byResults && anything ? 'No iteration reports an avg_score: the chart plots the mean of each iteration\'s results (as the table below does).'
-        : anything || points.length === 0 ? ''
-          : 'No iteration has an avg_score or a result yet: the chart plots the score each iteration reports, or else the mean of its results.');
+    if (plotted !== drawn.plotted || job.baseline_score !== drawn.baseline) {
+      drawn = { plotted, baseline: job.baseline_score };
+      chart.update(plotted, job.baseline_score, byResults ? 'mean of results' : 'avg_score');
+    }
+    const reported = plotted.filter((point) => point.avg_score !== null).length;
+    replace(chartNote, chartNoteOf(byResults, reported, points.length, summaries.loaded));
     // A legend of series with no value reads as bare labels ("discard: keep:"): shown once a point is.
-    chart.element.classList.toggle('nothing-plotted', !anything);
+    chart.element.classList.toggle('nothing-plotted', reported === 0);
   };
   const iterations = pagedTable({
     key: 'iterations',
@@ -229,6 +231,24 @@ export async function loadProgress(id, signal) {
     points.push(...answer.results);
     if (!answer.next) return { job: answer.job, points };
   }
+}
+
+/**
+ * What the note above the chart says: what it plots when that is not every iteration's avg_score,
+ * or why it is empty (nothing until the results' summaries have come, which may fill it).
+ * @param {boolean} byResults it plots the means of results
+ * @param {number} plotted iterations with a point
+ * @param {number} total iterations
+ * @param {boolean} summariesLoaded
+ */
+function chartNoteOf(byResults, plotted, total, summariesLoaded) {
+  if (total === 0 || !summariesLoaded) return '';
+  if (byResults) {
+    return plotted > 0 ? 'No iteration reports an avg_score: the chart plots the mean of each iteration\'s results (as the table below does).'
+      : 'No iteration has an avg_score or a result yet: the chart plots the score each iteration reports, or else the mean of its results.';
+  }
+  if (plotted === total) return '';
+  return `The chart plots the avg_score each iteration reports: ${count(plotted)} of ${count(total)} report one (the means of every iteration's results are in the table below).`;
 }
 
 /**

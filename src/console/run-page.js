@@ -244,7 +244,7 @@ export async function runPage({ params, signal }) {
       return [
         // From the first lease to the end: a retried run's time between its first end and its retry counts too.
         stat('Rate', taskRate(took && took > 0 ? ended / took : null), took && took > 0 ? 'average from its first lease to its end' : 'no task was leased'),
-        stat('Took', timeLeft(took), `first lease to end; ended ${dateTime(run.finished_at)}`),
+        stat('Took', timeLeft(took), `${took !== null ? 'first lease to end; ' : ''}ended ${dateTime(run.finished_at)}`),
       ];
     }
     if (startedAt === null) return [stat('Rate', '—', 'no task leased yet'), stat('Time left', '—', 'waiting for a worker')];

@@ -110,10 +110,16 @@ export function diagonalSwatch() {
     svg('line', { class: 'scatter-diagonal', x1: 1, y1: 13, x2: 21, y2: 1 }));
 }
 
+/** A spot is counted when it holds at least this share of the drawn datapoints (and two). */
+export const stackShareMin = 0.01;
+
 /**
  * How many datapoints share a mark: datapoints with the same two scores are drawn on one spot, so
- * each spot holding more than one says how many (×N) beside it. Drawn for the eye; each datapoint
- * is still its own mark for the keyboard and for screen readers.
+ * a spot holding many says how many (×N) beside it. Only spots holding at least `stackShareMin`
+ * of the datapoints: scores of a few values (pass/fail) stack most of them on a few spots, while
+ * thousands of finely scored ones meet by chance in pairs, whose labels would only crowd the plot.
+ * A label near the right edge goes on the mark's left. Drawn for the eye; each datapoint is still
+ * its own mark for the keyboard and for screen readers.
  * @param {Drawn[]} points
  * @param {(value: number) => number} xOf
  * @param {(value: number) => number} yOf
@@ -128,10 +134,18 @@ function stackCounts(points, xOf, yOf, r) {
     if (spot) spot.count++;
     else spots.set(key, { point, count: 1 });
   }
+  const least = Math.max(2, Math.ceil(points.length * stackShareMin));
   const group = svg('g', { class: 'scatter-counts', 'aria-hidden': 'true' });
   for (const { point, count } of spots.values()) {
-    if (count < 2) continue;
-    group.append(svg('text', { class: 'scatter-count', x: (xOf(point.score_from) + r + 2).toFixed(1), y: (yOf(point.score_to) - r).toFixed(1) }, `×${count}`));
+    if (count < least) continue;
+    const x = xOf(point.score_from);
+    const nearRight = x > frame.left + frame.size - 40;
+    group.append(svg('text', {
+      class: 'scatter-count',
+      x: (nearRight ? x - r - 2 : x + r + 2).toFixed(1),
+      y: (yOf(point.score_to) - r).toFixed(1),
+      'text-anchor': nearRight ? 'end' : 'start',
+    }, `×${count}`));
   }
   return group;
 }

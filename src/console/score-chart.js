@@ -25,6 +25,16 @@ export function chartData(element) {
 }
 
 /**
+ * The iterations a chart element shows now (its x range: less than all once the reader drags).
+ * @param {Element} element
+ * @returns {{ min: number | undefined, max: number | undefined } | undefined}
+ */
+export function chartRange(element) {
+  const scale = drawn.get(element)?.scales.x;
+  return scale && { min: scale.min, max: scale.max };
+}
+
+/**
  * @param {ProgressPoint[]} points
  * @param {number | null} baseline
  * @returns {uPlot.AlignedData}
@@ -122,9 +132,13 @@ export function scoreChart({ points, baseline, signal, onPick }) {
      * @param {string} [nextScoreLabel] what the points' avg_score holds (drawn on the axis)
      */
     update(next, nextBaseline, nextScoreLabel = 'avg_score') {
+      // New data resets the scales: a range the reader dragged to stays (the score axis refits).
+      const { min, max } = chart.scales.x;
+      const zoomed = min != null && max != null && (min > 1 || max < shown.length);
       shown = next;
       scoreLabel = nextScoreLabel;
       chart.setData(seriesOf(next, nextBaseline));
+      if (zoomed) chart.setScale('x', { min, max });
       // uPlot keeps the legend's index across new data: the latest is another one now.
       if ((chart.cursor.left ?? -1) < 0) showLatest(chart);
     },

@@ -376,6 +376,20 @@ walk('a running job updates live: a new iteration is on the page within a second
     return (window as any).chartDataOf(document.querySelector('.score-chart'))?.[3].at(-1) === 0.97;
   }, undefined, { timeout: 5_000 });
   assert.equal((await legend()).slice(0, 4), [`Iteration: #${runningIterations + 1} live-candidate`, 'discard: ', 'no decision: ', 'keep: 0.97']);
+
+  // A range dragged on the chart stays while results are written (the chart is not redrawn for them).
+  const range = () => page.evaluate(async () => (await import('/static/console/score-chart.js' as string)).chartRange(document.querySelector('.score-chart')));
+  const over = (await page.locator('.score-chart .u-over').boundingBox())!;
+  await page.mouse.move(over.x + over.width * 0.2, over.y + over.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(over.x + over.width * 0.6, over.y + over.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const zoomed = await range();
+  assert.ok(zoomed && zoomed.min! > 1 && zoomed.max! < runningIterations + 1, `dragged to ${JSON.stringify(zoomed)}`);
+  await writeResults(seeded.ada.client, created.body.id, seeded.datasets[0]!.id, [{ datapoint_order: 0, attempt: 0, score: 0.5, passed: false }]);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-table="iterations"] tbody tr')].some((tr) => tr.textContent?.includes('live-candidate') && tr.textContent.includes('1 / 20')), undefined, { timeout: 10_000 });
+  assert.equal(await range(), zoomed, 'the same range after the results came');
+  await page.locator('.score-chart .u-over').dblclick();
   assertNoProblems(context);
 });
 
@@ -529,7 +543,7 @@ walk('two iterations\' results compared: the verdict first, the flips, every dat
   // Datapoints with the same two scores share a spot, which says how many it holds.
   const spots = new Map<string, number>();
   for (const pair of scored) spots.set(`${pair.score_from} ${pair.score_to}`, (spots.get(`${pair.score_from} ${pair.score_to}`) ?? 0) + 1);
-  const stacked = [...spots.values()].filter((n) => n > 1).map((n) => `×${n}`).sort();
+  const stacked = [...spots.values()].filter((n) => n >= Math.max(2, Math.ceil(scored.length * 0.01))).map((n) => `×${n}`).sort();
   assert.equal((await page.locator('svg.scatter .scatter-count').allTextContents()).sort(), stacked);
   const legend = await page.locator('.scatter-legend li[data-change]').allTextContents();
   const countOf = (change: string) => scored.filter((pair) => pair.change === change).length;
@@ -661,7 +675,8 @@ walk('a job\'s iterations show their results: coverage with errors, the mean wit
   const answer = await seeded.ada.client.get(`/api/jobs/${seeded.runningJob.id}/results-summary/`);
   assert.is(answer.status, 200, answer.text);
   const byIteration = new Map((answer.body.iterations as Summary[]).map((summary) => [summary.iteration, summary]));
-  const byName = new Map(seeded.runningIterations.map((iteration) => [iteration.iteration_name, byIteration.get(iteration.id)]));
+  const iterationsOfJob = await seeded.ada.client.listAll('/api/job-iterations/', { job: seeded.runningJob.id }) as { id: string; iteration_name: string }[];
+  const byName = new Map(iterationsOfJob.map((iteration) => [iteration.iteration_name, byIteration.get(iteration.id)]));
   const shown = await rows(page, 'iterations');
   assert.equal(shown.map((row) => [row[iterationColumns.mean], row[iterationColumns.coverage]]), shown.map((row) => resultCells(byName.get(row[iterationColumns.name]!))), 'every row as its summary says');
   const cellsOf = (name: string) => shown.find((row) => row[iterationColumns.name] === name)!.slice(iterationColumns.mean, iterationColumns.coverage + 1);
@@ -1128,6 +1143,12 @@ walk('a job\'s runs are live on its page: a new run appears, its progress moves,
   await firstRow(['friendly-prompt', 'completed budget', `1 / ${runDatapoints} ${runDatapoints - 1} not run`]);
   await new Promise((resolve) => setTimeout(resolve, 600));
   assert.equal((await cells()).slice(1, 2), ['completed budget'], 'the trailing progress keeps the reason');
+
+  // Once one iteration reports an avg_score, the chart plots what iterations report (never mixed with means), and says how many do.
+  assert.is((await client.patch(`/api/job-iterations/${friendly.id}/`, { avg_score: 0.7 })).status, 200);
+  await page.waitForFunction(() => /^The chart plots the avg_score each iteration reports: 1 of 3 report one/.test(document.querySelector('.chart-note')?.textContent ?? ''), undefined, { timeout: 10_000 });
+  const reported = (await chartData(page))!;
+  assert.equal([1, 2, 3].flatMap((series) => reported[series]!.filter((value) => value !== null)), [0.7], 'only the reported score');
   assertNoProblems(context);
 });
 
@@ -1551,6 +1572,8 @@ walk('two iterations compared on 10,300 datapoints: the scatter draws the first 
   const verdictMs = performance.now() - started;
   await page.waitForFunction((count) => document.querySelectorAll('svg.scatter .scatter-point').length === count, 10_000, { timeout: 30_000, polling: 50 });
   console.log(`  a cold comparison of ${scaleDatapoints.toLocaleString('en-US')} paired datapoints: the verdict in ${verdictMs.toFixed(0)} ms, the scatter (10,000 drawn) in ${(performance.now() - started).toFixed(0)} ms`);
+  // Finely scored datapoints meet on a spot only by chance, in twos: no spot holds 1% of them, so none is counted.
+  assert.is(await page.locator('svg.scatter .scatter-count').count(), 0);
   await settled(page);
   assert.is(await page.locator('[data-scatter-note]').textContent(), 'Showing the first 10,000 of 10,300 paired datapoints, in datapoint order.');
   assert.equal(await clippedNotes(page), [], 'no note is cut, with counts of five digits');
@@ -1594,7 +1617,21 @@ walk('two iterations compared on 10,300 datapoints: the scatter draws the first 
   await visit(context, `/console/job-iterations/${passFail[0]}/compare/${passFail[1]}`);
   assert.is(await page.locator('svg.scatter .scatter-point').count(), 12);
   assert.equal((await page.locator('svg.scatter .scatter-count').allTextContents()).sort(), ['×2', '×3', '×6'], '0 → 1 three times, 1 → 1 six, 1 → 0 two (0 → 0 once: no count)');
+  const outside = await page.locator('svg.scatter .scatter-count').evaluateAll((labels) => labels.filter((label) => {
+    const box = (label as SVGTextElement).getBBox();
+    return box.x < 0 || box.x + box.width > 520 || box.y < 0;
+  }).length);
+  assert.is(outside, 0, 'every count within the chart (those at the right edge on the mark\'s left)');
   await shoot(page, '21-compare-pass-fail');
+
+  // A run cancelled before any lease: it took no time, and its card says only when it ended.
+  const unleased = await post(`/api/jobs/${job.id}/runs/`, { dataset: dataset.id, iterations: [passFail[0]] }) as { id: string };
+  const cancelled = await client.post(`/api/runs/${unleased.id}/cancel/`, {});
+  assert.is(cancelled.status, 200, cancelled.text);
+  await visit(context, `/console/runs/${unleased.id}`);
+  const cards = await statCards(page);
+  assert.equal(cards[1], ['Rate', '—', 'no task was leased']);
+  assert.equal(cards[2], ['Took', '—', `ended ${dateText(cancelled.body.finished_at)}`]);
   assertNoProblems(context);
 });
 
