@@ -132,13 +132,17 @@ export function scoreChart({ points, baseline, signal, onPick }) {
      * @param {string} [nextScoreLabel] what the points' avg_score holds (drawn on the axis)
      */
     update(next, nextBaseline, nextScoreLabel = 'avg_score') {
-      // New data resets the scales: a range the reader dragged to stays (the score axis refits).
+      // New data resets the scales: a range the reader dragged to stays (the score axis refits),
+      // as far as it still lies within the iterations (fewer once some are deleted).
       const { min, max } = chart.scales.x;
       const zoomed = min != null && max != null && (min > 1 || max < shown.length);
       shown = next;
       scoreLabel = nextScoreLabel;
       chart.setData(seriesOf(next, nextBaseline));
-      if (zoomed) chart.setScale('x', { min, max });
+      if (zoomed) {
+        const [low, high] = [Math.max(1, /** @type {number} */ (min)), Math.min(next.length, /** @type {number} */ (max))];
+        if (low < high) chart.setScale('x', { min: low, max: high });
+      }
       // uPlot keeps the legend's index across new data: the latest is another one now.
       if ((chart.cursor.left ?? -1) < 0) showLatest(chart);
     },

@@ -390,6 +390,36 @@ walk('a running job updates live: a new iteration is on the page within a second
   await page.waitForFunction(() => [...document.querySelectorAll('[data-table="iterations"] tbody tr')].some((tr) => tr.textContent?.includes('live-candidate') && tr.textContent.includes('1 / 20')), undefined, { timeout: 10_000 });
   assert.equal(await range(), zoomed, 'the same range after the results came');
   await page.locator('.score-chart .u-over').dblclick();
+
+  // A kept range is cut to the iterations left: past them (some deleted), the chart shows them all, not an empty plot.
+  await page.evaluate(async () => {
+    const { scoreChart } = await import('/static/console/score-chart.js' as string);
+    const points = Array.from({ length: 10 }, (_, i) => ({ id: `p${i}`, order: i, iteration_name: `p${i}`, avg_score: i / 10, status: null, created_at: '', best_so_far: i / 10 }));
+    const chart = scoreChart({ points, baseline: null, signal: new AbortController().signal, onPick: Function.prototype });
+    chart.element.id = 'kept-range';
+    document.body.prepend(chart.element);
+    (window as any).keptChart = chart;
+  });
+  const keptBox = (await page.locator('#kept-range .u-over').boundingBox())!;
+  await page.mouse.move(keptBox.x + keptBox.width * 0.7, keptBox.y + keptBox.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(keptBox.x + keptBox.width * 0.95, keptBox.y + keptBox.height / 2, { steps: 5 });
+  await page.mouse.up();
+  const cut = await page.evaluate(async () => {
+    const { chartRange } = await import('/static/console/score-chart.js' as string);
+    const element = document.getElementById('kept-range')!;
+    const dragged = chartRange(element);
+    const chart = (window as any).keptChart;
+    const four = Array.from({ length: 4 }, (_, i) => ({ id: `p${i}`, order: i, iteration_name: `p${i}`, avg_score: i / 10, status: null, created_at: '', best_so_far: i / 10 }));
+    chart.update(four, null);
+    // uPlot applies new scales in a microtask.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const afterDelete = chartRange(element);
+    element.remove();
+    return { dragged, afterDelete };
+  });
+  assert.ok(cut.dragged.min > 6 && cut.dragged.max > 9, `dragged to ${JSON.stringify(cut.dragged)}`);
+  assert.equal(cut.afterDelete, { min: 1, max: 4 }, 'the four iterations left, all shown');
   assertNoProblems(context);
 });
 
