@@ -349,7 +349,7 @@ function scatterView(pairs, results, names) {
   return h('div', { class: 'scatter-wrap' },
     h('div', { class: 'scatter-figure' }, chart.element),
     h('div', { class: 'scatter-side' },
-      h('p', { class: 'hint' }, `Each mark is a datapoint both iterations scored: ${names.from}'s score across, ${names.to}'s up. Above the diagonal, ${names.to} scored it higher. ×N beside a mark: N datapoints with the same two scores (on spots holding at least ${stackShareMin * 100}% of them).`),
+      h('p', { class: 'hint' }, `Each mark is a datapoint both iterations scored: ${names.from}'s score across, ${names.to}'s up. Above the diagonal, ${names.to} scored it higher.${chart.stacked > 0 ? ` ×N beside a mark: N datapoints with the same two scores (on spots holding at least ${stackShareMin * 100}% of them).` : ''}`),
       legend,
       notes.map((note) => h('p', { class: 'hint', dataset: { scatterNote: '' } }, note)),
       detail));

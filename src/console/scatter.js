@@ -296,6 +296,8 @@ export function scatter({ points, fromName, toName, describe, onPick }) {
 
   return {
     element,
+    /** Spots labelled with how many datapoints they hold. */
+    stacked: stacks.childElementCount,
     /** @param {string} datapoint picks the mark of this datapoint, if drawn */
     pick(datapoint) {
       const point = byOrder.find((candidate) => candidate.datapoint === datapoint);
