@@ -435,9 +435,9 @@ export const taskStates = /** @type {const} */ (['done', 'dead', 'skipped', 'can
 /** A run's statuses while it can still move. */
 export const liveStatuses = ['queued', 'running'];
 
-/** A run's tasks ended (done, dead, skipped, cancelled). @param {RunCounts} counts */
+/** A run's tasks ended: those that ran and those that will not. @param {RunCounts} counts */
 export function endedOf(counts) {
-  return counts.done + counts.dead + counts.skipped + counts.cancelled;
+  return ranOf(counts) + notRunOf(counts);
 }
 
 /**
@@ -447,6 +447,11 @@ export function endedOf(counts) {
  */
 export function ranOf(counts) {
   return counts.done + counts.dead;
+}
+
+/** Tasks that ended without running (skipped by a budget or a race, or cancelled). @param {RunCounts} counts */
+export function notRunOf(counts) {
+  return counts.skipped + counts.cancelled;
 }
 
 /** @param {RunStatus} status */
@@ -491,7 +496,7 @@ export function taskBar(counts, label, className = '') {
  * @param {string} label the bar's accessible name
  */
 function runProgressCell(counts, label) {
-  const notRun = counts.skipped + counts.cancelled;
+  const notRun = notRunOf(counts);
   return [
     taskBar(counts, label, 'small'),
     h('span', { class: 'task-bar-text', title: 'Tasks run (done or dead) of all the run\'s tasks' }, `${count(ranOf(counts))} / ${count(counts.total)}`),

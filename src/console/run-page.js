@@ -7,7 +7,7 @@
 import { call, withQuery } from './api.js';
 import { badge, clipped, coalesce, errorClip, facts, h, link, pageHead, replace, section, stat } from './dom.js';
 import { ago, count, dateTime, meanDelta, score, taskRate, timeLeft } from './format.js';
-import { endedOf, iterationList, liveStatuses, loadProgress, ranOf, runBadge, summariesOneByOneMax, taskBar, taskStates } from './job-page.js';
+import { endedOf, iterationList, liveStatuses, loadProgress, notRunOf, ranOf, runBadge, summariesOneByOneMax, taskBar, taskStates } from './job-page.js';
 import { followLive } from './live.js';
 import { jobTitle } from './project-page.js';
 import { raceBounds, raceChart, raceColor, raceStateWords } from './race-chart.js';
@@ -227,7 +227,7 @@ export async function runPage({ params, signal }) {
       return stat('Progress', share(ended), `${count(ended)} of ${count(counts.total)} tasks ended`, 'primary');
     }
     const ran = ranOf(counts);
-    const notRun = counts.skipped + counts.cancelled;
+    const notRun = notRunOf(counts);
     return stat('Ran', share(ran), [
       h('span', { class: 'note-line' }, `${count(ran)} of ${count(counts.total)} tasks ran${counts.dead > 0 ? `, ${count(counts.dead)} dead` : ''}`),
       notRun > 0 ? h('span', { class: 'note-line' }, `${count(notRun)} not run (${[counts.skipped > 0 ? 'skipped' : '', counts.cancelled > 0 ? 'cancelled' : ''].filter(Boolean).join(' or ')})`) : null,

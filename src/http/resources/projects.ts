@@ -23,7 +23,7 @@ export function projectRoutes({ registry, readModel, tenancy, lists, clock }: Re
   const pathProject = (ctx: ApiContext): Project => visibleProject(ctx, ctx.params.project_id ?? ctx.params.id!);
 
   const update = async (ctx: ApiContext) => {
-    const project = visibleProject(ctx, ctx.params.id!);
+    const project = pathProject(ctx);
     const changes = pickPresent<ProjectChanges>(ctx.state.body, projectFields);
     await registry.ask(registry.actor('project', project.id), [project.id], { type: 'UpdateProject', changes, now: timestamp(clock) });
     reply(ctx, 200, projectJson(readModel.projects.get(project.id)!));
@@ -108,7 +108,7 @@ export function projectRoutes({ registry, readModel, tenancy, lists, clock }: Re
       responses: { 201: 'memberships.membership-response' },
       target: pathProject,
       async handle(ctx) {
-        const project = visibleProject(ctx, ctx.params.project_id!);
+        const project = pathProject(ctx);
         const user = memberToAdd(readModel, ctx.state.body);
         const membership = newMembership({ id: randomUUID(), project: project.id, now: timestamp(clock) }, user);
         await registry.ask(registry.actor('project', project.id), [project.id], { type: 'AddMember', membership });
